@@ -1,0 +1,65 @@
+/**
+ * Every span name, attribute, event and metric name loopguard reads or writes.
+ *
+ * GenAI names are copied from the OpenTelemetry semantic conventions (the
+ * `incubating` entry point is not stable API, so it is never imported at run
+ * time). loopguard's own names are the public contract of DESIGN §4: they end
+ * up in dashboards and alert rules, so they change only with a major version.
+ */
+
+// --- GenAI semantic conventions (copied) ---
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_ERROR_TYPE = 'error.type';
+
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+
+// --- loopguard tool-span attributes ---
+export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
+export const ATTR_LOOPGUARD_NORM_ARGS_HASH = 'loopguard.args.norm_hash';
+export const ATTR_LOOPGUARD_RESULT_HASH = 'loopguard.result.hash';
+export const ATTR_LOOPGUARD_CALL_FINGERPRINT = 'loopguard.call.fingerprint';
+export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
+export const ATTR_LOOPGUARD_STEP = 'loopguard.step';
+export const ATTR_LOOPGUARD_LEVEL = 'loopguard.level';
+/** Set when the call was not executed because the breaker blocked or refused it. */
+export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
+/** Which parts of a foreign tool span were readable: `full`, `args`, `result`, `name_only`. */
+export const ATTR_LOOPGUARD_INPUT = 'loopguard.input';
+/** Opt-in copies of the raw payloads (redacted and truncated). */
+export const ATTR_LOOPGUARD_ARGS = 'loopguard.args';
+export const ATTR_LOOPGUARD_RESULT = 'loopguard.result';
+
+// --- loopguard event on the tool span ---
+export const EVENT_LOOPGUARD_LOOP_DETECTED = 'loopguard.loop_detected';
+export const ATTR_LOOPGUARD_DETECTOR = 'loopguard.detector';
+export const ATTR_LOOPGUARD_COUNT = 'loopguard.count';
+export const ATTR_LOOPGUARD_PERIOD = 'loopguard.period';
+export const ATTR_LOOPGUARD_FINGERPRINT = 'loopguard.fingerprint';
+export const ATTR_LOOPGUARD_MESSAGE = 'loopguard.message';
+
+// --- run summary on the run's root span ---
+export const ATTR_LOOPGUARD_RUN_MAX_LEVEL = 'loopguard.run.max_level';
+export const ATTR_LOOPGUARD_RUN_DETECTIONS = 'loopguard.run.detections';
+export const ATTR_LOOPGUARD_RUN_STOPPED = 'loopguard.run.stopped';
+export const ATTR_LOOPGUARD_RUN_STOP_REASON = 'loopguard.run.stop_reason';
+export const ATTR_LOOPGUARD_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
+
+// --- metrics ---
+export const METRIC_LOOPGUARD_DETECTIONS = 'loopguard.detections';
+export const METRIC_LOOPGUARD_RUNS_STOPPED = 'loopguard.runs.stopped';
+export const METRIC_LOOPGUARD_TOOL_CALLS = 'loopguard.tool_calls';
+export const METRIC_LOOPGUARD_RUNS_ACTIVE = 'loopguard.runs.active';
+export const METRIC_ATTR_DETECTOR = 'detector';
+export const METRIC_ATTR_LEVEL = 'level';
+export const METRIC_ATTR_REASON = 'reason';
+export const METRIC_ATTR_OUTCOME = 'outcome';
