@@ -1,0 +1,101 @@
+import type { Level } from './types.js';
+
+/** Names of the detector families (DESIGN §3). They appear in `loopguard.detector`. */
+export type DetectorName =
+  | 'no-progress'
+  | 'repeat'
+  | 'ping-pong'
+  | 'cycle'
+  | 'semantic-repeat'
+  | 'empty-streak'
+  | 'retry-storm'
+  | 'same-error'
+  | 'pending-resubmit'
+  | 'budget';
+
+export const DETECTOR_NAMES: readonly DetectorName[] = [
+  'no-progress',
+  'repeat',
+  'ping-pong',
+  'cycle',
+  'semantic-repeat',
+  'empty-streak',
+  'retry-storm',
+  'same-error',
+  'pending-resubmit',
+  'budget',
+];
+
+/**
+ * Evidence counts at which a detector reaches each tier. A tier set to 0 is
+ * never reached. Units are the detector's own (see README, "Detectors").
+ */
+export interface Thresholds {
+  warning: number;
+  critical: number;
+  break: number;
+}
+
+export type PresetName = 'conservative' | 'balanced' | 'aggressive';
+export const PRESET_NAMES: readonly PresetName[] = ['conservative', 'balanced', 'aggressive'];
+
+/**
+ * Detectors with tiers of their own. `semantic-repeat` uses the tiers of the
+ * exact family of the same period (`no-progress` for 1, `ping-pong` for 2,
+ * `cycle` above), and `budget` has limits instead of tiers.
+ */
+export type TieredDetector = Exclude<DetectorName, 'budget' | 'semantic-repeat'>;
+export const TIERED_DETECTORS: readonly TieredDetector[] = [
+  'no-progress',
+  'repeat',
+  'ping-pong',
+  'cycle',
+  'empty-streak',
+  'retry-storm',
+  'same-error',
+  'pending-resubmit',
+];
+
+type DetectorThresholds = Record<TieredDetector, Thresholds>;
+
+const t = (warning: number, critical: number, brk: number): Thresholds => ({ warning, critical, break: brk });
+
+/**
+ * Preset thresholds. `balanced` is tuned so that legitimate work (batches,
+ * retries against an outage, polling a service that changes state, edit-test
+ * cycles whose results move) produces no verdict, while a loop is nudged by
+ * its second repeat. Cycles count full periods, `same-error` distinct
+ * argument variants, the rest calls.
+ */
+export const PRESETS: Record<PresetName, DetectorThresholds> = {
+  conservative: {
+    'no-progress': t(4, 7, 11),
+    repeat: t(5, 8, 12),
+    'ping-pong': t(3, 4, 6),
+    cycle: t(3, 4, 5),
+    'empty-streak': t(7, 12, 18),
+    'retry-storm': t(10, 15, 20),
+    'same-error': t(5, 8, 12),
+    'pending-resubmit': t(4, 7, 11),
+  },
+  balanced: {
+    'no-progress': t(3, 5, 8),
+    repeat: t(4, 6, 9),
+    'ping-pong': t(2, 3, 4),
+    cycle: t(2, 3, 4),
+    'empty-streak': t(5, 9, 14),
+    'retry-storm': t(8, 12, 16),
+    'same-error': t(4, 6, 9),
+    'pending-resubmit': t(3, 5, 8),
+  },
+  aggressive: {
+    'no-progress': t(2, 4, 6),
+    repeat: t(3, 5, 7),
+    'ping-pong': t(2, 3, 3),
+    cycle: t(2, 3, 3),
+    'empty-streak': t(4, 7, 10),
+    'retry-storm': t(6, 9, 12),
+    'same-error': t(3, 5, 7),
+    'pending-resubmit': t(2, 4, 6),
+  },
+};

@@ -1,0 +1,19 @@
+import type { DetectorName } from '../config.js';
+import { budget } from './budget.js';
+import type { Detector } from './evidence.js';
+import { periodic } from './periodic.js';
+import { repeat } from './repeat.js';
+import { emptyStreak, pendingResubmit, retryStorm, sameError } from './streaks.js';
+
+export type { Continuation, Detector, DetectorContext, Evidence } from './evidence.js';
+
+/** Every detector, with the family names it can report (to honour `disable`). */
+export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly DetectorName[] }> = [
+  { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat'] },
+  { run: repeat, reports: ['repeat'] },
+  { run: emptyStreak, reports: ['empty-streak'] },
+  { run: retryStorm, reports: ['retry-storm'] },
+  { run: sameError, reports: ['same-error'] },
+  { run: pendingResubmit, reports: ['pending-resubmit'] },
+  { run: budget, reports: ['budget'] },
+];

@@ -1,0 +1,41 @@
+import { sameCallAgain, type Detector } from './evidence.js';
+
+/**
+ * `repeat`: the same call made again and again within the window, not back
+ * to back, with results that keep coming back (a poll flip-flopping between
+ * two states, a lookup redone between other steps). Scores the occurrences
+ * whose result the call had already returned; a call whose results keep
+ * changing is making progress and scores nothing.
+ */
+export const repeat: Detector = (h, ctx, out) => {
+  const outcome = h.outcome(0);
+  if (outcome === 'error' || outcome === 'pending') return;
+  const floor = ctx.floor('repeat', h.toolId(0));
+  const seen: number[] = [0];
+  for (let back = 1; back < h.size; back++) if (h.sameCall(0, back)) seen.push(back);
+  // Every repeat of a result needs an occurrence, so too few occurrences cannot score.
+  if (seen.length - 1 < floor) return;
+  // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
+  if (h.exactRun(1) + 1 >= seen.length) return;
+  let stale = 0;
+  for (let i = 0; i < seen.length; i++) {
+    for (let j = i + 1; j < seen.length; j++) {
+      if (h.sameResult(seen[i]!, seen[j]!)) {
+        stale++;
+        break;
+      }
+    }
+  }
+  if (stale < floor) return;
+  out.push({
+    detector: 'repeat',
+    tiers: 'repeat',
+    score: stale,
+    count: seen.length,
+    period: 1,
+    since: h.total - seen[seen.length - 1]!,
+    toolId: h.toolId(0),
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'call', stale + 1),
+  });
+};

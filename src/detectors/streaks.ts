@@ -1,0 +1,123 @@
+import type { RunHistory } from '../history.js';
+import type { Outcome } from '../types.js';
+import { sameCallAgain, type Detector } from './evidence.js';
+
+/**
+ * Streak detectors: the latest calls share an outcome. They scan back at
+ * most one window and stop at the first call that breaks the streak.
+ */
+
+/** Back-to-back calls identical to the latest one with this outcome. */
+function sameCallStreak(h: RunHistory, outcome: Outcome): number {
+  let n = 1;
+  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome) n++;
+  return n;
+}
+
+/**
+ * `retry-storm`: the same call failing back to back. Retries against an
+ * outage look exactly like this, so its tiers are far higher than a loop's.
+ */
+export const retryStorm: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'error') return;
+  const n = sameCallStreak(h, 'error');
+  if (n < ctx.floor('retry-storm', h.toolId(0))) return;
+  out.push({
+    detector: 'retry-storm',
+    tiers: 'retry-storm',
+    score: n,
+    count: n,
+    period: 1,
+    since: h.total - n + 1,
+    toolId: h.toolId(0),
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'call', n + 1),
+  });
+};
+
+/** `pending-resubmit`: a call that answered "pending" sent again instead of waited for. */
+export const pendingResubmit: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'pending') return;
+  const n = sameCallStreak(h, 'pending');
+  if (n < ctx.floor('pending-resubmit', h.toolId(0))) return;
+  out.push({
+    detector: 'pending-resubmit',
+    tiers: 'pending-resubmit',
+    score: n,
+    count: n,
+    period: 1,
+    since: h.total - n + 1,
+    toolId: h.toolId(0),
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'call', n + 1),
+  });
+};
+
+/**
+ * `empty-streak`: one tool finding nothing call after call, whatever the
+ * arguments (made-up ids queried one after another). Calls of other tools in
+ * between neither count nor break the streak; a non-empty answer ends it.
+ */
+export const emptyStreak: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'empty') return;
+  const tool = h.toolId(0);
+  let n = 1;
+  let first = 0;
+  for (let back = 1; back < h.size; back++) {
+    if (h.toolId(back) !== tool) continue;
+    if (h.outcome(back) !== 'empty') break;
+    n++;
+    first = back;
+  }
+  if (n < ctx.floor('empty-streak', tool)) return;
+  out.push({
+    detector: 'empty-streak',
+    tiers: 'empty-streak',
+    score: n,
+    count: n,
+    period: 1,
+    since: h.total - first,
+    toolId: tool,
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'tool', n + 1),
+  });
+};
+
+/**
+ * `same-error`: one tool failing with the same error while the arguments keep
+ * changing (different commands, the same "permission denied"). Scores the
+ * distinct argument variants tried; retries of one call are `retry-storm`.
+ */
+export const sameError: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'error') return;
+  const tool = h.toolId(0);
+  const streak: number[] = [0];
+  for (let back = 1; back < h.size; back++) {
+    if (h.toolId(back) !== tool) continue;
+    if (h.outcome(back) !== 'error' || !h.sameResult(0, back)) break;
+    streak.push(back);
+  }
+  let variants = 0;
+  for (let i = 0; i < streak.length; i++) {
+    let fresh = true;
+    for (let j = 0; j < i; j++) {
+      if (h.sameCall(streak[i]!, streak[j]!)) {
+        fresh = false;
+        break;
+      }
+    }
+    if (fresh) variants++;
+  }
+  if (variants < 2 || variants < ctx.floor('same-error', tool)) return;
+  out.push({
+    detector: 'same-error',
+    tiers: 'same-error',
+    score: variants,
+    count: variants,
+    period: 1,
+    since: h.total - streak[streak.length - 1]!,
+    toolId: tool,
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'tool', variants + 1),
+  });
+};

@@ -1,0 +1,244 @@
+import { DETECTORS, type DetectorContext, type Evidence } from './detectors/index.js';
+import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
+import type { ResolvedDetectionOptions } from './options.js';
+import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
+import type { Level } from './types.js';
+
+/** Why a run was stopped. */
+export interface StopInfo {
+  /** The detector that broke the run, or `onLoop` / `manual` when code stopped it. */
+  reason: string;
+  step: number;
+  evidence: Evidence | undefined;
+}
+
+/** The breaker's answer before a call runs. */
+export interface PreVerdict {
+  action: 'block' | 'break';
+  level: Level;
+  /** The evidence as it will stand once this call is counted. */
+  evidence: Evidence | undefined;
+  /** What the blocked call is recorded as. */
+  armed: Armed | undefined;
+  stop: StopInfo | undefined;
+}
+
+/** A run's state as the verdict API reports it (JSON-serialisable). */
+export interface RunVerdict {
+  runKey: string;
+  toolCalls: number;
+  level: Level | null;
+  detections: number;
+  stopped: boolean;
+  stopReason: string | null;
+  last: { detector: string; level: Level; step: number; count: number; period: number; tool: string } | null;
+}
+
+class RunState {
+  readonly history: RunHistory;
+  stopped: StopInfo | undefined;
+  armed: Armed[] = NONE_ARMED;
+  maxRank = 0;
+  detections = 0;
+  tokens = 0;
+  touchedMs = 0;
+  noticeKey = '';
+  noticeStep = 0;
+  noticeRank = 0;
+  last: RunVerdict['last'] = null;
+
+  constructor(window: number) {
+    this.history = new RunHistory(window);
+  }
+}
+
+const NONE_ARMED: Armed[] = [];
+
+/**
+ * The detection engine: per-run history → detectors → policy → breaker
+ * state. Pure computation with no OpenTelemetry dependency, shared by the
+ * in-process span processor and the collector.
+ */
+export class LoopEngine {
+  readonly options: ResolvedDetectionOptions;
+  readonly tools = new ToolNames();
+  private readonly policy: Policy;
+  private readonly runs = new Map<string, RunState>();
+  private readonly now: () => number;
+  private readonly evidenceBuffer: Evidence[] = [];
+  private sweepCountdown = 0;
+  /** Runs forgotten because of the cap or the idle TTL. */
+  evictions = 0;
+  onEvict: ((runKey: string) => void) | undefined;
+
+  constructor(options: ResolvedDetectionOptions, now: () => number = Date.now) {
+    this.options = options;
+    this.policy = new Policy(options);
+    this.now = now;
+  }
+
+  get activeRuns(): number {
+    return this.runs.size;
+  }
+
+  isIgnored(tool: string): boolean {
+    return this.options.tools[tool]?.ignore === true;
+  }
+
+  /** Checks a call before it runs: is the run stopped, or does the call continue a pattern armed for blocking? */
+  precheck(runKey: string, tool: string, argsHash: string, normArgsHash: string): PreVerdict | undefined {
+    const run = this.runs.get(runKey);
+    if (!run) return undefined;
+    if (run.stopped) return { action: 'break', level: 'break', evidence: run.stopped.evidence, armed: undefined, stop: run.stopped };
+    if (run.armed.length === 0 || this.isIgnored(tool)) return undefined;
+    const toolId = this.tools.id(tool);
+    let best: Armed | undefined;
+    for (const a of run.armed) {
+      const n = a.next;
+      const hit =
+        n.match === 'any' ||
+        (n.toolId === toolId &&
+          (n.match === 'tool' || (n.match === 'call' ? n.argsHash === argsHash : n.normArgsHash === normArgsHash)));
+      if (hit && (!best || a.rank > best.rank)) best = a;
+    }
+    if (!best) return undefined;
+    const evidence = { ...best.evidence, score: best.next.score, count: best.evidence.count + 1 };
+    return { action: best.rank === 3 ? 'break' : 'block', level: RANKED_LEVELS[best.rank]!, evidence, armed: best, stop: undefined };
+  }
+
+  /** Records a finished (or blocked) call and decides on it. */
+  record(runKey: string, entry: HistoryEntry): Decision {
+    if (this.isIgnored(entry.tool)) return NO_DECISION;
+    const run = this.touch(runKey);
+    const h = run.history;
+    const toolId = this.tools.id(entry.tool);
+    h.push(toolId, entry);
+
+    const found = this.evidenceBuffer;
+    found.length = 0;
+    const ctx = this.context(run, toolId);
+    for (const d of DETECTORS) d.run(h, ctx, found);
+    const { ranked, rank, armed } = this.policy.judge(found, (id) => this.tools.name(id));
+    run.armed = armed.length === 0 ? NONE_ARMED : armed;
+    if (rank === 0) return { step: h.total, level: undefined, evidence: [], notify: false };
+
+    const top = ranked[0]!;
+    const level = RANKED_LEVELS[rank]!;
+    const notify = this.shouldNotify(run, top, rank);
+    if (notify) run.detections++;
+    if (rank > run.maxRank) run.maxRank = rank;
+    run.last = {
+      detector: top.detector,
+      level,
+      step: h.total,
+      count: top.count,
+      period: top.period,
+      tool: this.tools.name(top.toolId),
+    };
+    if (rank === 3 && !run.stopped) run.stopped = { reason: top.detector, step: h.total, evidence: top };
+    return { step: h.total, level, evidence: ranked, notify };
+  }
+
+  /** Adds LLM token usage (gen_ai.usage.*) to a run's budget. */
+  addTokens(runKey: string, tokens: number): void {
+    if (tokens > 0) this.touch(runKey).tokens += tokens;
+  }
+
+  /** Stops a run by decision of code outside the detectors (an `onLoop` override, an operator). */
+  stop(runKey: string, reason: string, evidence?: Evidence): StopInfo {
+    const run = this.touch(runKey);
+    run.maxRank = LEVEL_RANK.break;
+    run.stopped ??= { reason, step: run.history.total, evidence };
+    return run.stopped;
+  }
+
+  isStopped(runKey: string): StopInfo | undefined {
+    return this.runs.get(runKey)?.stopped;
+  }
+
+  /** A tracked run's step counter (0 when untracked). */
+  steps(runKey: string): number {
+    return this.runs.get(runKey)?.history.total ?? 0;
+  }
+
+  verdict(runKey: string): RunVerdict | undefined {
+    const run = this.runs.get(runKey);
+    if (!run) return undefined;
+    return {
+      runKey,
+      toolCalls: run.history.total,
+      level: RANKED_LEVELS[run.maxRank] ?? null,
+      detections: run.detections,
+      stopped: run.stopped !== undefined,
+      stopReason: run.stopped?.reason ?? null,
+      last: run.last,
+    };
+  }
+
+  /** Forgets a run (its root span ended, or it was evicted). */
+  forget(runKey: string): void {
+    this.runs.delete(runKey);
+  }
+
+  /** Evicts runs idle past the TTL. Also runs by itself every few hundred calls. */
+  sweep(): void {
+    const cutoff = this.now() - this.options.runTtlMs;
+    for (const [key, run] of this.runs) {
+      // Map order is least recently touched first, so the first live run ends the sweep.
+      if (run.touchedMs > cutoff) break;
+      this.evict(key);
+    }
+  }
+
+  private evict(key: string): void {
+    this.runs.delete(key);
+    this.evictions++;
+    this.onEvict?.(key);
+  }
+
+  private touch(runKey: string): RunState {
+    let run = this.runs.get(runKey);
+    if (run) {
+      this.runs.delete(runKey);
+    } else {
+      run = new RunState(this.options.window);
+      while (this.runs.size >= this.options.maxRuns) this.evict(this.runs.keys().next().value as string);
+    }
+    this.runs.set(runKey, run);
+    run.touchedMs = this.now();
+    if (--this.sweepCountdown <= 0) {
+      this.sweepCountdown = 256;
+      this.sweep();
+    }
+    return run;
+  }
+
+  private context(run: RunState, toolId: number): DetectorContext {
+    const policy = this.policy;
+    const toolName = this.tools.name(toolId);
+    return {
+      maxToolCalls: this.options.maxToolCalls,
+      maxRunMs: this.options.maxRunMs,
+      maxTokens: this.options.maxTokens,
+      tokens: run.tokens,
+      floor: (tiers) => policy.floor(policy.tiersFor({ tiers }, toolName)),
+    };
+  }
+
+  /** Critical and break always reach the model; a warning again only after the cooldown or for a new pattern. */
+  private shouldNotify(run: RunState, top: Evidence, rank: number): boolean {
+    const step = run.history.total;
+    const key = `${top.detector}|${top.since}|${top.period}`;
+    const fresh =
+      rank > LEVEL_RANK.warning ||
+      rank > run.noticeRank ||
+      key !== run.noticeKey ||
+      step - run.noticeStep >= this.options.warningCooldown;
+    if (fresh) {
+      run.noticeKey = key;
+      run.noticeStep = step;
+      run.noticeRank = rank;
+    }
+    return fresh;
+  }
+}

@@ -1,0 +1,224 @@
+import type { Outcome } from './types.js';
+
+/**
+ * Compact per-run history: a ring of the last `window` tool calls kept in one
+ * Uint32Array, so a tracked run costs a fixed ~1.5 KB however long it lives
+ * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
+ * hex chars; tool names are interned.
+ */
+
+const F_ARGS_HI = 0;
+const F_ARGS_LO = 1;
+const F_NORM_HI = 2;
+const F_NORM_LO = 3;
+const F_RES_HI = 4;
+const F_RES_LO = 5;
+const F_TOOL = 6;
+const F_FLAGS = 7;
+const F_START = 8;
+const F_DURATION = 9;
+const SLOT = 10;
+
+const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
+const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
+const FLAG_BLOCKED = 4;
+
+/** Longest cycle period looked for: two full periods must fit in the window. */
+export function maxPeriod(window: number): number {
+  return Math.floor(window / 2);
+}
+
+/** One call as the history stores it; hashes are 16 hex chars. */
+export interface HistoryEntry {
+  tool: string;
+  argsHash: string;
+  normArgsHash: string;
+  resultHash: string;
+  outcome: Outcome;
+  blocked: boolean;
+  startMs: number;
+  endMs: number;
+}
+
+/** Interns tool names to small integers shared by every run. */
+export class ToolNames {
+  private readonly ids = new Map<string, number>();
+  private readonly names: string[] = [];
+
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+
+  name(id: number): string {
+    return this.names[id] ?? '';
+  }
+}
+
+function hi(hash: string): number {
+  return parseInt(hash.slice(0, 8), 16) >>> 0;
+}
+function lo(hash: string): number {
+  return parseInt(hash.slice(8, 16), 16) >>> 0;
+}
+function hex(h: number, l: number): string {
+  return h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
+}
+
+/**
+ * The ring plus streaming periodicity counters: `exactRun[p]` is how many
+ * consecutive latest calls equal (call and result) the call p steps earlier,
+ * `normRun[p]` the same with normalised arguments. A cycle of period p has
+ * repeated once in full when its counter reaches p.
+ */
+export class RunHistory {
+  /** Calls recorded so far; the latest call's step. */
+  total = 0;
+  /** Epoch ms of the first call, and of the latest activity (for TTL eviction). */
+  firstMs = 0;
+  lastMs = 0;
+  readonly window: number;
+  readonly periods: number;
+  private readonly buf: Uint32Array;
+  private readonly countersAt: number;
+
+  constructor(window: number) {
+    this.window = window;
+    this.periods = maxPeriod(window);
+    this.countersAt = window * SLOT;
+    this.buf = new Uint32Array(window * SLOT + 2 * (this.periods + 1));
+  }
+
+  /** Calls currently held (at most the window). */
+  get size(): number {
+    return this.total < this.window ? this.total : this.window;
+  }
+
+  /** Offset of the call `back` steps before the latest (0 = latest). */
+  private at(back: number): number {
+    return ((this.total - 1 - back) % this.window) * SLOT;
+  }
+
+  push(tool: number, e: HistoryEntry): void {
+    if (this.total === 0) this.firstMs = e.startMs;
+    this.lastMs = e.endMs;
+    this.total++;
+    const o = this.at(0);
+    const b = this.buf;
+    b[o + F_ARGS_HI] = hi(e.argsHash);
+    b[o + F_ARGS_LO] = lo(e.argsHash);
+    b[o + F_NORM_HI] = hi(e.normArgsHash);
+    b[o + F_NORM_LO] = lo(e.normArgsHash);
+    b[o + F_RES_HI] = hi(e.resultHash);
+    b[o + F_RES_LO] = lo(e.resultHash);
+    b[o + F_TOOL] = tool;
+    b[o + F_FLAGS] = OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0);
+    b[o + F_START] = Math.max(0, e.startMs - this.firstMs);
+    b[o + F_DURATION] = Math.max(0, e.endMs - e.startMs);
+    this.updatePeriodicity();
+  }
+
+  private updatePeriodicity(): void {
+    const b = this.buf;
+    const exact = this.countersAt;
+    const norm = exact + this.periods + 1;
+    const latest = this.at(0);
+    const reach = Math.min(this.periods, this.total - 1);
+    for (let p = 1; p <= this.periods; p++) {
+      if (p > reach) {
+        b[exact + p] = 0;
+        b[norm + p] = 0;
+        continue;
+      }
+      const other = this.at(p);
+      const sameShape =
+        b[latest + F_TOOL] === b[other + F_TOOL] &&
+        b[latest + F_RES_HI] === b[other + F_RES_HI] &&
+        b[latest + F_RES_LO] === b[other + F_RES_LO] &&
+        (b[latest + F_FLAGS]! & 3) === (b[other + F_FLAGS]! & 3);
+      const sameNorm = sameShape && b[latest + F_NORM_HI] === b[other + F_NORM_HI] && b[latest + F_NORM_LO] === b[other + F_NORM_LO];
+      const sameExact = sameNorm && b[latest + F_ARGS_HI] === b[other + F_ARGS_HI] && b[latest + F_ARGS_LO] === b[other + F_ARGS_LO];
+      b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
+      b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
+    }
+  }
+
+  /** Consecutive latest calls equal to the call p steps before them (exact arguments). */
+  exactRun(p: number): number {
+    return this.buf[this.countersAt + p]!;
+  }
+
+  /** The same with normalised arguments. */
+  normRun(p: number): number {
+    return this.buf[this.countersAt + this.periods + 1 + p]!;
+  }
+
+  toolId(back: number): number {
+    return this.buf[this.at(back) + F_TOOL]!;
+  }
+
+  outcome(back: number): Outcome {
+    return OUTCOME_NAMES[this.buf[this.at(back) + F_FLAGS]! & 3]!;
+  }
+
+  blocked(back: number): boolean {
+    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_BLOCKED) !== 0;
+  }
+
+  /** Same tool and exact arguments. */
+  sameCall(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    const buf = this.buf;
+    return (
+      buf[x + F_TOOL] === buf[y + F_TOOL] && buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] && buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
+    );
+  }
+
+  sameResult(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    const buf = this.buf;
+    return buf[x + F_RES_HI] === buf[y + F_RES_HI] && buf[x + F_RES_LO] === buf[y + F_RES_LO];
+  }
+
+  /** Does the call `back` steps ago have these hashes (two 32-bit halves each)? */
+  matchesArgs(back: number, tool: number, argsHi: number, argsLo: number): boolean {
+    const x = this.at(back);
+    const b = this.buf;
+    return b[x + F_TOOL] === tool && b[x + F_ARGS_HI] === argsHi && b[x + F_ARGS_LO] === argsLo;
+  }
+
+  matchesNorm(back: number, tool: number, normHi: number, normLo: number): boolean {
+    const x = this.at(back);
+    const b = this.buf;
+    return b[x + F_TOOL] === tool && b[x + F_NORM_HI] === normHi && b[x + F_NORM_LO] === normLo;
+  }
+
+  argsHash(back: number): string {
+    const x = this.at(back);
+    return hex(this.buf[x + F_ARGS_HI]!, this.buf[x + F_ARGS_LO]!);
+  }
+
+  normArgsHash(back: number): string {
+    const x = this.at(back);
+    return hex(this.buf[x + F_NORM_HI]!, this.buf[x + F_NORM_LO]!);
+  }
+
+  resultHash(back: number): string {
+    const x = this.at(back);
+    return hex(this.buf[x + F_RES_HI]!, this.buf[x + F_RES_LO]!);
+  }
+
+  /** Epoch ms at which the call `back` steps ago started. */
+  startMs(back: number): number {
+    return this.firstMs + this.buf[this.at(back) + F_START]!;
+  }
+}
+
+export const hashHalves = { hi, lo };

@@ -1,0 +1,87 @@
+import type { Thresholds } from './config.js';
+import type { Continuation, Evidence } from './detectors/index.js';
+import type { ResolvedDetectionOptions } from './options.js';
+import type { Level } from './types.js';
+import { BUDGET_WARNING_SHARE } from './detectors/budget.js';
+
+/** Numeric rank of a level; 0 is "no verdict". */
+export const LEVEL_RANK: Readonly<Record<Level, number>> = { warning: 1, critical: 2, break: 3 };
+export const RANKED_LEVELS: readonly (Level | undefined)[] = [undefined, 'warning', 'critical', 'break'];
+
+/** The budget fuse has no critical tier: blocking one call does not bring a run back under budget. */
+const BUDGET_TIERS: Thresholds = { warning: BUDGET_WARNING_SHARE, critical: 0, break: 1 };
+
+/** A continuation the breaker acts on before the call runs. */
+export interface Armed {
+  next: Continuation;
+  rank: number;
+  evidence: Evidence;
+}
+
+/** One decision per call (DESIGN §3). */
+export interface Decision {
+  /** The call's step in its run (0 when the call was not tracked). */
+  step: number;
+  level: Level | undefined;
+  /** Evidence at warning or above, strongest first. */
+  evidence: Evidence[];
+  /** Whether this decision should reach the model and the callbacks; repeated warnings are throttled. */
+  notify: boolean;
+}
+
+export const NO_DECISION: Decision = Object.freeze({ step: 0, level: undefined, evidence: [], notify: false }) as Decision;
+
+export class Policy {
+  constructor(private readonly options: ResolvedDetectionOptions) {}
+
+  tiersFor(evidence: Pick<Evidence, 'tiers'>, tool: string): Thresholds {
+    if (evidence.tiers === 'budget') return BUDGET_TIERS;
+    return this.options.tools[tool]?.thresholds?.[evidence.tiers] ?? this.options.thresholds[evidence.tiers];
+  }
+
+  private readonly floors = new WeakMap<Thresholds, number>();
+
+  /** Smallest score at which a tier table yields anything (detectors skip work below it). */
+  floor(tiers: Thresholds): number {
+    let floor = this.floors.get(tiers);
+    if (floor === undefined) {
+      const active = [tiers.warning, tiers.critical, tiers.break].filter((n) => n > 0);
+      floor = active.length === 0 ? Infinity : Math.min(...active);
+      this.floors.set(tiers, floor);
+    }
+    return floor;
+  }
+
+  rank(tiers: Thresholds, score: number): number {
+    if (tiers.break > 0 && score >= tiers.break) return 3;
+    if (tiers.critical > 0 && score >= tiers.critical) return 2;
+    if (tiers.warning > 0 && score >= tiers.warning) return 1;
+    return 0;
+  }
+
+  /**
+   * Ranks the evidence of one call, and arms the continuations whose next
+   * call would reach critical or break: that next call is blocked (or the run
+   * stopped) before it executes.
+   */
+  judge(evidence: Evidence[], toolName: (id: number) => string): { ranked: Evidence[]; rank: number; armed: Armed[] } {
+    const ranked: Array<{ e: Evidence; rank: number }> = [];
+    const armed: Armed[] = [];
+    let top = 0;
+    for (const e of evidence) {
+      if (this.options.disabled.has(e.detector)) continue;
+      const tiers = this.tiersFor(e, toolName(e.toolId));
+      const rank = this.rank(tiers, e.score);
+      if (rank > 0) {
+        ranked.push({ e, rank });
+        if (rank > top) top = rank;
+      }
+      if (rank > 0 && e.next) {
+        const nextRank = this.rank(tiers, e.next.score);
+        if (nextRank >= 2) armed.push({ next: e.next, rank: nextRank, evidence: e });
+      }
+    }
+    ranked.sort((a, b) => b.rank - a.rank || b.e.score - a.e.score);
+    return { ranked: ranked.map((r) => r.e), rank: top, armed };
+  }
+}
