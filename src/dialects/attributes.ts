@@ -1,0 +1,86 @@
+/**
+ * Attribute names other instrumentations put on their tool spans. They are
+ * read, never written: loopguard's own names live in ../semconv.ts. Each group
+ * names the library whose emitted spans it was checked against.
+ */
+
+// --- OpenTelemetry GenAI semantic conventions (execute_tool spans) ---
+export const GENAI_OPERATION_NAME = 'gen_ai.operation.name';
+export const GENAI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+export const GENAI_TOOL_NAME = 'gen_ai.tool.name';
+export const GENAI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+export const GENAI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+export const GENAI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+export const GENAI_CONVERSATION_ID = 'gen_ai.conversation.id';
+export const GENAI_EXECUTE_TOOL_SPAN_PREFIX = 'execute_tool ';
+
+// --- Vercel AI SDK `ai.toolCall` spans (ai@4..6 built-in telemetry, @ai-sdk/otel LegacyOpenTelemetry) ---
+export const AI_SDK_TOOL_CALL_SPAN_NAME = 'ai.toolCall';
+export const AI_SDK_TOOL_CALL_NAME = 'ai.toolCall.name';
+export const AI_SDK_TOOL_CALL_ID = 'ai.toolCall.id';
+export const AI_SDK_TOOL_CALL_ARGS = 'ai.toolCall.args';
+export const AI_SDK_TOOL_CALL_RESULT = 'ai.toolCall.result';
+/** `experimental_telemetry.metadata` / `telemetry.metadata` entries become `ai.telemetry.metadata.<key>`. */
+export const AI_SDK_TELEMETRY_METADATA_PREFIX = 'ai.telemetry.metadata.';
+
+// --- OpenInference (Arize) ---
+export const OPENINFERENCE_SPAN_KIND = 'openinference.span.kind';
+export const OPENINFERENCE_SPAN_KIND_TOOL = 'TOOL';
+export const OPENINFERENCE_TOOL_NAME = 'tool.name';
+/** Set by some OpenInference instrumentations on TOOL spans; absent in the LangChain.js one. */
+export const OPENINFERENCE_TOOL_CALL_ID = 'tool_call.id';
+export const OPENINFERENCE_INPUT_VALUE = 'input.value';
+export const OPENINFERENCE_OUTPUT_VALUE = 'output.value';
+export const OPENINFERENCE_SESSION_ID = 'session.id';
+
+// --- Traceloop / OpenLLMetry ---
+export const TRACELOOP_SPAN_KIND = 'traceloop.span.kind';
+export const TRACELOOP_SPAN_KIND_TOOL = 'tool';
+export const TRACELOOP_ENTITY_NAME = 'traceloop.entity.name';
+export const TRACELOOP_ENTITY_INPUT = 'traceloop.entity.input';
+export const TRACELOOP_ENTITY_OUTPUT = 'traceloop.entity.output';
+/** `withAssociationProperties({...})` / `Associations.set` entries become `traceloop.association.properties.<key>`. */
+export const TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX = 'traceloop.association.properties.';
+/** `withTool({ name })` names its span `{name}.tool`. */
+export const TRACELOOP_TOOL_SPAN_SUFFIX = '.tool';
+
+// --- MCP (GenAI MCP semantic conventions, plus the older draft names Sentry and others still emit) ---
+export const MCP_METHOD_NAME = 'mcp.method.name';
+export const MCP_METHOD_TOOLS_CALL = 'tools/call';
+export const MCP_TOOLS_CALL_SPAN_PREFIX = 'tools/call ';
+export const JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** Draft-convention names (semantic-conventions PR 2083), still emitted by Sentry's MCP server integration. */
+export const MCP_TOOL_NAME_DRAFT = 'mcp.tool.name';
+export const MCP_REQUEST_ID_DRAFT = 'mcp.request.id';
+
+// --- loopguard's own tool spans (names mirror ../semconv.ts) ---
+export const LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
+export const LOOPGUARD_RESULT_HASH = 'loopguard.result.hash';
+
+/**
+ * Session-like ids, in the order they are preferred as a run key. Every key
+ * here is one a library really sets (see docs/frameworks.md for sources):
+ * - `gen_ai.conversation.id`: GenAI conventions; Traceloop `withConversation`.
+ * - `session.id`: OpenInference (its LangChain.js instrumentation copies
+ *   `session_id` / `thread_id` / `conversation_id` from run metadata into it).
+ * - Traceloop association properties: `conversation_id` and `session_id` are
+ *   its standard `AssociationProperty` values; the others are common free-form keys.
+ * - AI SDK telemetry metadata: `sessionId` is the key Langfuse, OpenInference
+ *   and Traceloop read; the others are common variants.
+ */
+export const RUN_KEY_ATTRIBUTES: readonly string[] = [
+  GENAI_CONVERSATION_ID,
+  OPENINFERENCE_SESSION_ID,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}conversation_id`,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}session_id`,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}thread_id`,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}conversationId`,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}sessionId`,
+  `${TRACELOOP_ASSOCIATION_PROPERTIES_PREFIX}threadId`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}conversationId`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}sessionId`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}threadId`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}conversation_id`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}session_id`,
+  `${AI_SDK_TELEMETRY_METADATA_PREFIX}thread_id`,
+];
