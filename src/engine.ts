@@ -152,6 +152,12 @@ export class LoopEngine {
     return run.stopped;
   }
 
+  /** Lifts a stop (an `onLoop` override answered 'continue' to a break). */
+  resume(runKey: string): void {
+    const run = this.runs.get(runKey);
+    if (run) run.stopped = undefined;
+  }
+
   isStopped(runKey: string): StopInfo | undefined {
     return this.runs.get(runKey)?.stopped;
   }

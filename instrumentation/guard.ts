@@ -1,0 +1,406 @@
+import {
+  context,
+  diag,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
+import type { PreVerdict, RunVerdict } from '../src/engine.js';
+import { classifyResult, errorHash, fingerprintArgs, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
+import type { Decision } from '../src/policy.js';
+import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
+import * as sc from '../src/semconv.js';
+import type { SpanShape } from '../src/span-shape.js';
+import type { Level, Outcome } from '../src/types.js';
+import { OUTCOMES } from '../src/types.js';
+import { buildNudge, previewArgs } from '../src/nudge.js';
+import { captureAttribute, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
+
+/** What `onLoop` receives. */
+export interface LoopEvent {
+  level: Level;
+  /** What loopguard does unless `onLoop` overrides it. */
+  action: 'nudge' | 'block' | 'break';
+  detector: string;
+  /** A ready-to-inject message for the model, with a state panel. */
+  nudge: string;
+  evidence: LoopEvidence;
+  tool: string;
+  /** The call's arguments (in-process only; never exported unless content capture is on). */
+  args: unknown;
+  step: number;
+  runKey: string;
+  traceId: string;
+}
+
+/** `onLoop` may return one to override the default action. */
+export type LoopAction = 'continue' | 'block' | 'break';
+
+export interface GuardOptions {
+  /** Called for every verdict that should reach the agent (warnings are throttled). May be async; errors are logged, never thrown. */
+  onLoop?: (event: LoopEvent) => LoopAction | void | Promise<LoopAction | void>;
+  /** Append the nudge to the tool result so the model sees it (strings get a paragraph, plain objects a `loopguard_notice` field). default true */
+  appendNudge?: boolean;
+  /** A blocked call returns a synthetic "not executed" result (`'result'`) or throws `ToolCallBlockedError` (`'throw'`). default 'result' */
+  onBlock?: 'result' | 'throw';
+  /** Record redacted, size-limited copies of arguments and results on tool spans. default false */
+  captureContent?: boolean | CaptureOptions;
+  /** Decides a result's outcome class before the built-in rules (return undefined to fall through). */
+  classifyResult?: (tool: string, result: unknown) => Outcome | undefined;
+}
+
+export interface ToolCallInfo {
+  /** The framework's tool-call id (`gen_ai.tool.call.id`). */
+  callId?: string;
+  /** Extra attributes for the tool span. */
+  attributes?: Attributes;
+}
+
+export interface RunOptions {
+  /** Sets `gen_ai.conversation.id`: calls of several traces with the same id are one run. */
+  conversationId?: string;
+  attributes?: Attributes;
+}
+
+/** The synthetic result a blocked call returns by default. */
+export interface NotExecutedResult {
+  status: 'not_executed';
+  reason: 'loop_detected';
+  message: string;
+}
+
+type AnyFunction = (...args: never[]) => unknown;
+
+function isOutcome(value: unknown): value is Outcome {
+  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The step of the call whose span this is, as the processor annotated it. */
+function stepOf(span: SpanShape, fallback: number): number {
+  const step = span.attributes[sc.ATTR_LOOPGUARD_STEP];
+  return typeof step === 'number' ? step : fallback;
+}
+
+/**
+ * Runs an agent's tool calls through loopguard: one `execute_tool` span per
+ * call, a verdict before the call (blocked or refused calls never execute)
+ * and after it (nudges, breaks). Only `LoopBreakError` and
+ * `ToolCallBlockedError` ever come from loopguard itself; anything else that
+ * fails inside it is logged and the call proceeds as if unguarded.
+ */
+export class Guard {
+  readonly processor: LoopGuardSpanProcessor;
+  private readonly tracer: Tracer;
+  private readonly options: GuardOptions;
+  private readonly capture: ResolvedCapture | undefined;
+  private readonly closeProvider: () => Promise<void>;
+
+  constructor(tracer: Tracer, processor: LoopGuardSpanProcessor, options: GuardOptions, close: () => Promise<void>) {
+    this.tracer = tracer;
+    this.processor = processor;
+    this.options = options;
+    this.capture = resolveCapture(options.captureContent);
+    this.closeProvider = close;
+  }
+
+  /**
+   * Runs `fn` as one agent run: an `invoke_agent {name}` root span whose
+   * tool calls are compared with each other. A `LoopBreakError` from a tool
+   * propagates out of it unchanged, for the caller to handle.
+   */
+  run<T>(name: string, fn: () => T | Promise<T>, options: RunOptions = {}): Promise<T> {
+    const attributes: Attributes = {
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_INVOKE_AGENT,
+      [sc.ATTR_GEN_AI_AGENT_NAME]: name,
+      ...options.attributes,
+    };
+    if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
+    return this.tracer.startActiveSpan(
+      `${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
+      { root: true, kind: SpanKind.INTERNAL, attributes },
+      async (span) => {
+        try {
+          return await fn();
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+          if (err instanceof Error) span.setAttribute(sc.ATTR_ERROR_TYPE, err.name);
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  /** Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list. */
+  wrapTool<F extends AnyFunction>(name: string, fn: F, info?: Omit<ToolCallInfo, 'callId'>): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>> {
+    const guard = this;
+    const wrapped = function (this: unknown, ...args: Parameters<F>) {
+      const fingerprinted = args.length === 1 ? args[0] : args;
+      return guard.callTool(name, fingerprinted, () => fn.apply(this, args), info) as Promise<Awaited<ReturnType<F>>>;
+    };
+    Object.defineProperty(wrapped, 'name', { value: fn.name || name });
+    return wrapped;
+  }
+
+  /** Wraps every function of an object of tools, keyed by tool name. */
+  wrapTools<T extends Record<string, AnyFunction>>(tools: T): { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> } {
+    const out: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(tools)) out[name] = this.wrapTool(name, fn);
+    return out as { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> };
+  }
+
+  /** The verdict of the run the caller is in (or of `runKey`): what an agent checks to decide whether to go on. */
+  verdict(runKey?: string): RunVerdict | undefined {
+    const key = runKey ?? this.activeRunKey();
+    return key === undefined ? undefined : this.processor.verdict(key);
+  }
+
+  /** Flushes and shuts down what `register()` set up. */
+  shutdown(): Promise<void> {
+    return this.closeProvider();
+  }
+
+  /**
+   * The primitive every wrapper and framework adapter uses: runs `execute`
+   * as the tool call `tool(args)` under the breaker.
+   */
+  async callTool(tool: string, args: unknown, execute: () => unknown, info: ToolCallInfo = {}): Promise<unknown> {
+    const span = this.safely('starting the tool span', () => this.startToolSpan(tool, args, info));
+    if (!span) return execute();
+    const pre = this.processor.precheck(span);
+    if (pre) {
+      const refused = await this.refuseIfNeeded(span, tool, args, pre);
+      if (refused.refused) return refused.value;
+    }
+    let result: unknown;
+    try {
+      result = await context.with(trace.setSpan(context.active(), span), execute);
+    } catch (err) {
+      this.safely('recording the tool error', () => this.recordError(span, err));
+      const breakError = await this.afterCallSafely(span, tool, args, undefined, false);
+      span.end();
+      if (breakError instanceof LoopBreakError) throw breakError;
+      throw err;
+    }
+    this.safely('recording the tool result', () => this.recordResult(span, tool, result));
+    const after = await this.afterCallSafely(span, tool, args, result, true);
+    span.end();
+    if (after instanceof LoopBreakError) throw after;
+    return after;
+  }
+
+  private startToolSpan(tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
+    const fp = fingerprintArgs(args, this.fingerprintOptions(tool));
+    const attributes: Attributes = {
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
+      [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
+      [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function',
+      [sc.ATTR_LOOPGUARD_ARGS_HASH]: fp.argsHash,
+      ...info.attributes,
+    };
+    if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
+    if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
+    if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
+    // The SDK's Span satisfies SpanShape; a no-op span (no SDK registered) has no attributes, and precheck ignores it.
+    return this.tracer.startSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`, { kind: SpanKind.INTERNAL, attributes }) as Span & SpanShape;
+  }
+
+  private fingerprintOptions(tool: string): FingerprintOptions | undefined {
+    const t = this.processor.engine.options.tools[tool];
+    return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
+  }
+
+  private recordResult(span: Span & SpanShape, tool: string, result: unknown): void {
+    const declared = span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
+    const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(tool, result) ?? classifyResult(result));
+    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, outcome);
+    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, resultHash(result, this.fingerprintOptions(tool)));
+    if (this.capture) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
+  }
+
+  private recordError(span: Span & SpanShape, err: unknown): void {
+    const type = err instanceof Error ? err.name || err.constructor.name : typeof err;
+    const message = err instanceof Error ? err.message : String(err);
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    span.setAttribute(sc.ATTR_ERROR_TYPE, type);
+    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, 'error');
+    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, errorHash(type, message));
+    if (err instanceof Error) span.recordException(err);
+  }
+
+  /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */
+  private async refuseIfNeeded(
+    span: Span & SpanShape,
+    tool: string,
+    args: unknown,
+    pre: PreVerdict,
+  ): Promise<{ refused: false } | { refused: true; value: unknown }> {
+    const runKey = this.processor.runKeyOf(span) ?? span.spanContext().traceId;
+    if (pre.stop) {
+      // Already stopped: every later call is refused the same way, without asking again.
+      span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
+      span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
+      span.end();
+      throw this.breakError(span, tool, args, runKey, pre.stop.reason, pre.evidence && publicEvidence(pre.evidence, tool), this.processor.engine.steps(runKey));
+    }
+    const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
+    const step = this.processor.engine.steps(runKey) + 1;
+    const event = evidence && this.event(span, tool, args, runKey, pre.level, pre.action, evidence, step, false);
+    const action = event ? await this.consult(event) : undefined;
+    if (action === 'continue') return { refused: false };
+    const armed = pre.armed;
+    span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, pre.action === 'break' || action === 'break' ? ACTION_BREAK : ACTION_BLOCK);
+    if (armed) {
+      span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, armed.next.resultHash);
+      span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, armed.next.outcome);
+    }
+    const decision = this.processor.evaluate(span);
+    const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';
+    if (breaks) {
+      const reason = action === 'break' ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
+      this.processor.stopRun(runKey, reason);
+      span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
+      span.end();
+      throw this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
+    }
+    span.end();
+    const nudge = event?.nudge ?? '';
+    if (this.options.onBlock === 'throw') {
+      throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {
+        reason: evidence?.detector ?? 'loop',
+        detector: evidence?.detector ?? 'loop',
+        level: 'critical',
+        evidence,
+        traceId: span.spanContext().traceId,
+        runKey,
+        step: stepOf(span, step),
+        tool,
+      });
+    }
+    const value: NotExecutedResult = { status: 'not_executed', reason: 'loop_detected', message: nudge };
+    return { refused: true, value };
+  }
+
+  private async afterCallSafely(span: Span & SpanShape, tool: string, args: unknown, result: unknown, succeeded: boolean): Promise<unknown> {
+    try {
+      return await this.afterCall(span, tool, args, result, succeeded);
+    } catch (err) {
+      diag.error('loopguard: acting on a verdict failed; the result is returned as it is', err);
+      return result;
+    }
+  }
+
+  /** Acts on the decision reached once the call returned (or failed). Returns the value to hand back, or the break to throw. */
+  private async afterCall(span: Span & SpanShape, tool: string, args: unknown, result: unknown, succeeded: boolean): Promise<unknown> {
+    const decision: Decision = this.processor.evaluate(span);
+    // Break decisions always notify, so a quiet decision never needs acting on.
+    if (decision.level === undefined || !decision.notify) return result;
+    const runKey = this.processor.runKeyOf(span) ?? span.spanContext().traceId;
+    const top = decision.evidence[0]!;
+    const evidence = publicEvidence(top, tool);
+    const defaultAction = decision.level === 'break' ? 'break' : 'nudge';
+    const event = this.event(span, tool, args, runKey, decision.level, defaultAction, evidence, decision.step, true);
+    const action = await this.consult(event);
+    if (action === 'continue' && decision.level === 'break') {
+      this.processor.engine.resume(runKey);
+      span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, 'continue');
+      return result;
+    }
+    if (action === 'break' || (decision.level === 'break' && action !== 'continue')) {
+      const reason = action === 'break' && decision.level !== 'break' ? 'onLoop' : top.detector;
+      this.processor.stopRun(runKey, reason);
+      span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
+      return this.breakError(span, tool, args, runKey, reason, evidence, decision.step);
+    }
+    if (action === 'block' && succeeded) {
+      span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BLOCK);
+      const value: NotExecutedResult = { status: 'not_executed', reason: 'loop_detected', message: event.nudge };
+      return value;
+    }
+    return succeeded && this.options.appendNudge !== false ? appendNudge(result, event.nudge) : result;
+  }
+
+  private event(
+    span: SpanShape,
+    tool: string,
+    args: unknown,
+    runKey: string,
+    level: Level,
+    action: LoopEvent['action'],
+    evidence: LoopEvidence,
+    step: number,
+    executed: boolean,
+  ): LoopEvent {
+    const nudge = buildNudge({ level, evidence, tool, argsPreview: previewArgs(args), step, blocked: !executed && level !== 'break' });
+    return { level, action, detector: evidence.detector, nudge, evidence, tool, args, step, runKey, traceId: span.spanContext().traceId };
+  }
+
+  private async consult(event: LoopEvent): Promise<LoopAction | undefined> {
+    if (!this.options.onLoop) return undefined;
+    try {
+      const answer = await this.options.onLoop(event);
+      if (answer === 'continue' || answer === 'block' || answer === 'break') return answer;
+      if (answer !== undefined) diag.warn(`loopguard: onLoop returned ${String(answer)}; expected 'continue', 'block', 'break' or nothing`);
+    } catch (err) {
+      diag.error('loopguard: onLoop threw; the default action applies', err);
+    }
+    return undefined;
+  }
+
+  private breakError(
+    span: SpanShape,
+    tool: string,
+    args: unknown,
+    runKey: string,
+    reason: string,
+    evidence: LoopEvidence | undefined,
+    step: number,
+  ): LoopBreakError {
+    const message = evidence
+      ? buildNudge({ level: 'break', evidence, tool, argsPreview: previewArgs(args), step, blocked: false }).split('\n')[0]!
+      : `[loopguard break] The run was stopped (${reason}).`;
+    return new LoopBreakError(message, {
+      reason,
+      detector: evidence?.detector ?? reason,
+      level: 'break',
+      evidence,
+      traceId: span.spanContext().traceId,
+      runKey,
+      step,
+      tool,
+    });
+  }
+
+  private activeRunKey(): string | undefined {
+    const span = trace.getActiveSpan() as (Span & Partial<SpanShape>) | undefined;
+    if (!span || !span.attributes) return undefined;
+    return this.processor.runKeyOf(span as SpanShape) ?? span.spanContext().traceId;
+  }
+
+  private safely<T>(what: string, fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      diag.error(`loopguard: ${what} failed; the call proceeds unguarded`, err);
+      return undefined;
+    }
+  }
+}
+
+/** Appends the nudge where the model will read it; other result types are left as they are. */
+export function appendNudge(result: unknown, nudge: string): unknown {
+  if (typeof result === 'string') return `${result}\n\n${nudge}`;
+  if (isPlainObject(result)) return { ...result, loopguard_notice: nudge };
+  return result;
+}

@@ -1,0 +1,14 @@
+export { register, type RegisterOptions, type ExporterChoice } from './register.js';
+export {
+  Guard,
+  appendNudge,
+  type GuardOptions,
+  type LoopAction,
+  type LoopEvent,
+  type NotExecutedResult,
+  type RunOptions,
+  type ToolCallInfo,
+} from './guard.js';
+export type { CaptureOptions } from './capture.js';
+export { setToolOutcome } from './outcome.js';
+export * from '../src/index.js';

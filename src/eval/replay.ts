@@ -1,0 +1,89 @@
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { context } from '@opentelemetry/api';
+import { register } from '../../instrumentation/register.js';
+import { setToolOutcome } from '../../instrumentation/outcome.js';
+import { LoopBreakError } from '../breaker.js';
+import { LoopGuardSpanProcessor } from '../processor.js';
+import type { DetectionOptions } from '../options.js';
+import * as sc from '../semconv.js';
+import { LEVEL_RANK } from '../policy.js';
+import type { Level } from '../types.js';
+import type { Trajectory, TrajectoryStep } from './corpus.js';
+import type { CaseRun } from './score.js';
+
+/** The error a replayed tool throws for a step recorded as failed. */
+class RecordedToolError extends Error {
+  override name = 'ToolError';
+}
+
+function replayStep(step: TrajectoryStep): unknown {
+  if (step.status === 'error') throw new RecordedToolError(step.error ?? 'error');
+  // The corpus states the outcome class; a real tool would declare it the same way.
+  setToolOutcome(step.status);
+  return step.hasResult ? step.result : null;
+}
+
+function rank(span: ReadableSpan): number {
+  const level = span.attributes[sc.ATTR_LOOPGUARD_LEVEL];
+  return typeof level === 'string' ? (LEVEL_RANK[level as Level] ?? 0) : 0;
+}
+
+/** Reads what the replay's tool spans say, step by step, as a backend would. */
+function readRun(spans: ReadableSpan[]): CaseRun {
+  const tools = spans
+    .filter((s) => s.attributes[sc.ATTR_GEN_AI_OPERATION_NAME] === sc.GEN_AI_OPERATION_EXECUTE_TOOL)
+    .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+  const first = (min: number): number | null => {
+    const i = tools.findIndex((s) => rank(s) >= min);
+    return i === -1 ? null : i + 1;
+  };
+  const detectors = new Set<string>();
+  for (const s of tools) {
+    for (const e of s.events) {
+      const d = e.attributes?.[sc.ATTR_LOOPGUARD_DETECTOR];
+      if (e.name === sc.EVENT_LOOPGUARD_LOOP_DETECTED && typeof d === 'string') detectors.add(d);
+    }
+  }
+  return {
+    firstWarning: first(LEVEL_RANK.warning),
+    firstCritical: first(LEVEL_RANK.critical),
+    firstBreak: first(LEVEL_RANK.break),
+    detectors: [...detectors].sort(),
+  };
+}
+
+/**
+ * Replays trajectories through the real path: each step is a call of a
+ * guarded tool, producing an SDK span that the loopguard processor judges;
+ * the verdicts are read back from the finished spans.
+ */
+export async function replayCorpus(trajectories: Trajectory[], detection: DetectionOptions): Promise<CaseRun[]> {
+  const exporter = new InMemorySpanExporter();
+  const processor = new LoopGuardSpanProcessor(detection);
+  const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  const guard = register({ tracerProvider: provider, processor, appendNudge: false });
+  const runs: CaseRun[] = [];
+  try {
+    for (const t of trajectories) {
+      exporter.reset();
+      await guard.run(`eval ${t.id}`, async () => {
+        for (const step of t.steps) {
+          try {
+            await guard.callTool(step.tool, step.args, () => replayStep(step));
+          } catch (err) {
+            if (err instanceof LoopBreakError) return;
+            if (!(err instanceof RecordedToolError)) throw err;
+          }
+        }
+      });
+      runs.push(readRun(exporter.getFinishedSpans()));
+    }
+  } finally {
+    await provider.shutdown();
+    context.disable();
+  }
+  return runs;
+}

@@ -1,0 +1,82 @@
+import type { LoopEvidence } from './breaker.js';
+import type { Level } from './types.js';
+
+/** Everything a nudge can say; args are a short preview, never sent anywhere but to the model. */
+export interface NudgeInput {
+  level: Level;
+  evidence: LoopEvidence;
+  tool: string;
+  argsPreview: string;
+  step: number;
+  /** The call was not executed. */
+  blocked: boolean;
+}
+
+const PATTERN: Record<string, (e: LoopEvidence, call: string) => string> = {
+  'no-progress': (e, call) => `You called ${call} ${e.count} times in a row and got the same result every time.`,
+  'semantic-repeat': (e, call) =>
+    e.period === 1
+      ? `You called ${call} ${e.count} times with only cosmetic changes to the arguments, and the result did not change.`
+      : `The last ${e.count} rounds of ${e.period} calls (ending with ${call}) differed only cosmetically and returned the same results.`,
+  repeat: (e, call) => `You called ${call} ${e.count} times in this run and keep getting results you have already seen.`,
+  'ping-pong': (e, call) => `You are alternating between two calls (the latest: ${call}) and both return what they returned before: ${e.count} rounds so far.`,
+  cycle: (e, call) => `The same ${e.period} calls (the latest: ${call}) have repeated ${e.count} times with the same results: the state keeps returning to where it was.`,
+  'empty-streak': (e, call) => `${e.count} calls in a row to this tool found nothing (the latest: ${call}). Guessing further values will not help.`,
+  'retry-storm': (e, call) => `${call} has failed ${e.count} times in a row.`,
+  'same-error': (e, call) => `${e.count} different attempts with this tool (the latest: ${call}) all failed with the same error.`,
+  'pending-resubmit': (e, call) => `${call} was submitted ${e.count} times while its job was still pending; each resubmission starts over.`,
+  budget: (e, call) => `This run has made ${e.count} tool calls (the latest: ${call}) and is close to or over its budget.`,
+};
+
+const ADVICE: Record<string, string> = {
+  'no-progress': 'Repeating it will not change the outcome. Use what you already have, change the arguments meaningfully, try another tool, or tell the user what is missing.',
+  'semantic-repeat': 'Rephrasing the same request will not change the outcome. Try a genuinely different approach or report what you found.',
+  repeat: 'Use the results you already have instead of asking again.',
+  'ping-pong': 'Break the alternation: act on what you have read, or try a different approach.',
+  cycle: 'Stop undoing your own changes. Decide on one state, or report the conflict to the user.',
+  'empty-streak': 'Verify the identifier with the user or with a lookup tool instead of trying more values.',
+  'retry-storm': 'The service looks unavailable. Wait before retrying, or report the failure.',
+  'same-error': 'The failure does not depend on the arguments. Address its cause (permissions, configuration) or report it.',
+  'pending-resubmit': 'Wait for the pending job and check its status instead of submitting it again.',
+  budget: 'Finish with what you have.',
+};
+
+const NEXT_REPEAT_BLOCKED = 'If the pattern continues, the next repeat will be blocked.';
+const NOT_EXECUTED = 'This call was NOT executed. Insisting on it will stop the run.';
+const STOPPED = 'The run has been stopped.';
+
+function consequence(level: Level, blocked: boolean): string {
+  if (level === 'break') return STOPPED;
+  return blocked ? NOT_EXECUTED : NEXT_REPEAT_BLOCKED;
+}
+
+/**
+ * The message a model sees: what repeated, how often, what to try instead,
+ * and a small state panel it can parse.
+ */
+export function buildNudge(input: NudgeInput): string {
+  const { evidence: e } = input;
+  const call = `${input.tool}(${input.argsPreview})`;
+  const pattern = (PATTERN[e.detector] ?? PATTERN['no-progress']!)(e, call);
+  const advice = ADVICE[e.detector] ?? '';
+  return [
+    `[loopguard ${input.level}] ${pattern} ${advice} ${consequence(input.level, input.blocked)}`,
+    '--- loop state ---',
+    `step: ${input.step}`,
+    `pattern: ${e.detector}${e.period > 1 ? ` (period ${e.period})` : ''}`,
+    `repeats: ${e.count} since step ${e.since}`,
+    `level: ${input.level}`,
+  ].join('\n');
+}
+
+/** A bounded one-line preview of tool arguments for the nudge. */
+export function previewArgs(args: unknown, maxChars = 120): string {
+  let text: string;
+  try {
+    text = typeof args === 'string' ? JSON.stringify(args) : (JSON.stringify(args) ?? String(args));
+  } catch {
+    text = '…';
+  }
+  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}

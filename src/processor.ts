@@ -1,0 +1,350 @@
+import {
+  diag,
+  metrics,
+  SpanStatusCode,
+  type Attributes,
+  type Context,
+  type Counter,
+  type MeterProvider,
+} from '@opentelemetry/api';
+import { publicEvidence } from './breaker.js';
+import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
+import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
+import { classifyResult, errorHash, fingerprintArgs, hashText, resultHash } from './fingerprint/index.js';
+import type { HistoryEntry } from './history.js';
+import { resolveDetectionOptions, type DetectionOptions } from './options.js';
+import { NO_DECISION, type Decision } from './policy.js';
+import * as sc from './semconv.js';
+import type { SpanShape } from './span-shape.js';
+import type { Outcome } from './types.js';
+import { OUTCOMES } from './types.js';
+import { VERSION } from './version.js';
+
+export interface LoopGuardProcessorOptions extends DetectionOptions {
+  /** Where the metrics of DESIGN §4 go. default: the global MeterProvider */
+  meterProvider?: MeterProvider;
+  /** Called for every decision that should reach someone (throttled warnings, every critical and break). Errors are caught. */
+  onDetection?: (detection: Detection) => void;
+  /** Clock for idle-run eviction (tests). default Date.now */
+  now?: () => number;
+}
+
+/** A decision on one tool span, as the processor reports it. */
+export interface Detection {
+  runKey: string;
+  traceId: string;
+  spanId: string;
+  tool: string;
+  decision: Decision;
+}
+
+/** Why a call was not executed: set by the wrapper before the span is evaluated. */
+export const ACTION_BLOCK = 'block';
+export const ACTION_BREAK = 'break';
+const ACTION_FOR_LEVEL = { warning: 'nudge', critical: 'block', break: 'break' } as const;
+
+/** A result hash for a call whose result nobody recorded: unique, so it can never look like a repeat. */
+function unrecordedResult(spanId: string): string {
+  return hashText(`loopguard:unrecorded:${spanId}`);
+}
+const NAME_ONLY_ARGS = hashText('loopguard:unrecorded-args');
+
+interface TraceState {
+  runKey: string | undefined;
+  root: SpanShape | undefined;
+}
+
+function isOutcome(value: unknown): value is Outcome {
+  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
+}
+
+function parentOf(span: SpanShape): string | undefined {
+  return span.parentSpanContext?.spanId ?? span.parentSpanId;
+}
+
+function toMs(time: readonly [number, number]): number {
+  return time[0] * 1e3 + time[1] / 1e6;
+}
+
+/**
+ * `LoopGuardSpanProcessor`: put it in any tracer provider (SDK 2.x or 3.x).
+ * It recognises tool spans — its own and other instrumentations' — feeds
+ * them to the detection engine as they end, writes `loopguard.*` attributes
+ * and the `loopguard.loop_detected` event onto the span before it is
+ * exported, summarises the run on its root span, and records metrics. The
+ * guarded tool wrappers ask it for verdicts before and after each call.
+ */
+export class LoopGuardSpanProcessor {
+  readonly engine: LoopEngine;
+  private readonly traces = new Map<string, TraceState>();
+  private readonly decisions = new WeakMap<SpanShape, Decision>();
+  private readonly onDetection: ((d: Detection) => void) | undefined;
+  private readonly detectionsCounter: Counter;
+  private readonly stoppedCounter: Counter;
+  private readonly toolCallsCounter: Counter;
+  private warnedOutsideRun = false;
+
+  constructor(options: LoopGuardProcessorOptions = {}) {
+    const { meterProvider, onDetection, now, ...detection } = options;
+    this.engine = new LoopEngine(resolveDetectionOptions(detection), now);
+    this.onDetection = onDetection;
+    const meter = (meterProvider ?? metrics).getMeter('loopguard', VERSION);
+    this.detectionsCounter = meter.createCounter(sc.METRIC_LOOPGUARD_DETECTIONS, {
+      description: 'Loop verdicts that reached the agent (throttled warnings, every critical and break)',
+    });
+    this.stoppedCounter = meter.createCounter(sc.METRIC_LOOPGUARD_RUNS_STOPPED, { description: 'Agent runs stopped by loopguard' });
+    this.toolCallsCounter = meter.createCounter(sc.METRIC_LOOPGUARD_TOOL_CALLS, { description: 'Tool calls seen, by outcome' });
+    meter
+      .createObservableGauge(sc.METRIC_LOOPGUARD_RUNS_ACTIVE, { description: 'Runs tracked by the detection engine' })
+      .addCallback((result) => result.observe(this.engine.activeRuns));
+  }
+
+  onStart(span: SpanShape, _parentContext?: Context): void {
+    try {
+      const traceId = span.spanContext().traceId;
+      const explicit = this.explicitRunKey(span.attributes);
+      let state = this.traces.get(traceId);
+      if (!state) {
+        if (this.traces.size >= this.engine.options.maxRuns) this.traces.delete(this.traces.keys().next().value as string);
+        state = { runKey: undefined, root: undefined };
+        this.traces.set(traceId, state);
+      }
+      if (parentOf(span) === undefined) state.root = span;
+      if (explicit !== undefined) state.runKey ??= explicit;
+    } catch (err) {
+      diag.error('loopguard: onStart failed', err);
+    }
+  }
+
+  onEnding(span: SpanShape): void {
+    try {
+      this.evaluate(span);
+      this.countTokens(span);
+      const state = this.traces.get(span.spanContext().traceId);
+      if (state?.root === span) this.summarise(span, state);
+    } catch (err) {
+      diag.error('loopguard: onEnding failed', err);
+    }
+  }
+
+  onEnd(_span: unknown): void {}
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    this.traces.clear();
+    return Promise.resolve();
+  }
+
+  /** The run a span belongs to: an explicit conversation/session id, else its trace. */
+  runKeyOf(span: SpanShape): string | undefined {
+    const traceId = span.spanContext().traceId;
+    const state = this.traces.get(traceId);
+    const key = this.explicitRunKey(span.attributes) ?? state?.runKey;
+    if (key !== undefined) return key;
+    // A tool span that is its own root has no run around it: nothing to compare it with.
+    if (parentOf(span) === undefined) return undefined;
+    return traceId;
+  }
+
+  /** Before a guarded call runs: is its run stopped, or would the call continue an armed loop? */
+  precheck(span: SpanShape): PreVerdict | undefined {
+    try {
+      const runKey = this.runKeyOf(span);
+      const a = span.attributes;
+      const tool = a[sc.ATTR_GEN_AI_TOOL_NAME];
+      const argsHash = a[sc.ATTR_LOOPGUARD_ARGS_HASH];
+      if (runKey === undefined || typeof tool !== 'string' || typeof argsHash !== 'string') return undefined;
+      const norm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
+      return this.engine.precheck(runKey, tool, argsHash, typeof norm === 'string' ? norm : argsHash);
+    } catch (err) {
+      diag.error('loopguard: precheck failed', err);
+      return undefined;
+    }
+  }
+
+  /**
+   * Records a tool span in its run and annotates it. Idempotent: the guarded
+   * wrapper calls it before ending the span so it can act on the decision;
+   * for other spans it runs in `onEnding`.
+   */
+  evaluate(span: SpanShape): Decision {
+    const done = this.decisions.get(span);
+    if (done) return done;
+    let decision = NO_DECISION;
+    try {
+      decision = this.evaluateToolSpan(span);
+    } catch (err) {
+      diag.error('loopguard: evaluating a tool span failed', err);
+    }
+    this.decisions.set(span, decision);
+    return decision;
+  }
+
+  /** Stops a run on behalf of code outside the detectors (an `onLoop` override). */
+  stopRun(runKey: string, reason: string): void {
+    const already = this.engine.isStopped(runKey);
+    this.engine.stop(runKey, reason);
+    if (!already) this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: reason });
+  }
+
+  verdict(runKey: string): RunVerdict | undefined {
+    return this.engine.verdict(runKey);
+  }
+
+  private explicitRunKey(attributes: Attributes): string | undefined {
+    const custom = this.engine.options.runKeyAttribute;
+    if (custom !== undefined) {
+      const value = attributes[custom];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+    return readRunKey(attributes);
+  }
+
+  private evaluateToolSpan(span: SpanShape): Decision {
+    const view = readToolSpan(span);
+    if (!view) return NO_DECISION;
+    const runKey = this.runKeyOf(span);
+    if (runKey === undefined) {
+      this.warnOutsideRun(view.tool);
+      return NO_DECISION;
+    }
+    const entry = this.toEntry(span, view);
+    const wasStopped = this.engine.isStopped(runKey) !== undefined;
+    const decision = this.engine.record(runKey, entry);
+    this.annotate(span, view.tool, entry, decision);
+    this.toolCallsCounter.add(1, { [sc.ATTR_GEN_AI_TOOL_NAME]: view.tool, [sc.METRIC_ATTR_OUTCOME]: entry.outcome });
+    if (decision.level !== undefined && decision.notify) {
+      const top = decision.evidence[0]!;
+      this.detectionsCounter.add(1, {
+        [sc.METRIC_ATTR_DETECTOR]: top.detector,
+        [sc.METRIC_ATTR_LEVEL]: decision.level,
+        [sc.ATTR_GEN_AI_TOOL_NAME]: view.tool,
+      });
+      this.report({ runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: view.tool, decision });
+    }
+    const stop = this.engine.isStopped(runKey);
+    if (stop && !wasStopped) this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: stop.reason });
+    return decision;
+  }
+
+  private toEntry(span: SpanShape, view: ToolSpanView): HistoryEntry {
+    const a = span.attributes;
+    const toolOptions = this.engine.options.tools[view.tool];
+    const fpOptions = toolOptions && { ignoreArgs: toolOptions.ignoreArgs, volatileKeys: toolOptions.volatileKeys };
+    const ownArgs = a[sc.ATTR_LOOPGUARD_ARGS_HASH];
+    const ownNorm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
+    let argsHash: string;
+    let normArgsHash: string;
+    if (typeof ownArgs === 'string') {
+      argsHash = ownArgs;
+      normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
+    } else {
+      const fp = view.hasArgs ? fingerprintArgs(view.args, fpOptions) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS };
+      argsHash = fp.argsHash;
+      normArgsHash = fp.normArgsHash;
+      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
+      if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
+    }
+
+    const failed = span.status.code === SpanStatusCode.ERROR;
+    const declared = a[sc.ATTR_LOOPGUARD_OUTCOME];
+    const ownResult = a[sc.ATTR_LOOPGUARD_RESULT_HASH];
+    let hash: string;
+    let outcome: Outcome;
+    if (typeof ownResult === 'string') {
+      hash = ownResult;
+      outcome = isOutcome(declared) ? declared : failed ? 'error' : 'ok';
+    } else if (failed) {
+      const errorType = a[sc.ATTR_ERROR_TYPE];
+      hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message);
+      outcome = 'error';
+    } else if (view.hasResult) {
+      hash = resultHash(view.result, fpOptions);
+      outcome = isOutcome(declared) ? declared : classifyResult(view.result);
+    } else {
+      hash = unrecordedResult(span.spanContext().spanId);
+      outcome = isOutcome(declared) ? declared : 'ok';
+    }
+    if (view.dialect !== 'loopguard') {
+      span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
+    }
+    const action = a[sc.ATTR_LOOPGUARD_ACTION];
+    return {
+      tool: view.tool,
+      argsHash,
+      normArgsHash,
+      resultHash: hash,
+      outcome,
+      blocked: action === ACTION_BLOCK || action === ACTION_BREAK,
+      startMs: toMs(span.startTime),
+      endMs: span.endTime[0] === 0 && span.endTime[1] === 0 ? Date.now() : toMs(span.endTime),
+    };
+  }
+
+  private annotate(span: SpanShape, tool: string, entry: HistoryEntry, decision: Decision): void {
+    if (decision.step === 0) return;
+    const fingerprint = `${tool}:${entry.argsHash}`;
+    span.setAttribute(sc.ATTR_LOOPGUARD_STEP, decision.step);
+    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, entry.resultHash);
+    span.setAttribute(sc.ATTR_LOOPGUARD_CALL_FINGERPRINT, fingerprint);
+    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, entry.outcome);
+    if (decision.level === undefined) return;
+    span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
+    if (!decision.notify) return;
+    const top = decision.evidence[0]!;
+    const evidence = publicEvidence(top, this.engine.tools.name(top.toolId));
+    span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {
+      [sc.ATTR_LOOPGUARD_DETECTOR]: evidence.detector,
+      [sc.ATTR_LOOPGUARD_LEVEL]: decision.level,
+      [sc.ATTR_LOOPGUARD_COUNT]: evidence.count,
+      [sc.ATTR_LOOPGUARD_PERIOD]: evidence.period,
+      [sc.ATTR_LOOPGUARD_FINGERPRINT]: evidence.fingerprint,
+      [sc.ATTR_LOOPGUARD_ACTION]: ACTION_FOR_LEVEL[decision.level],
+    });
+  }
+
+  private summarise(root: SpanShape, state: TraceState): void {
+    const runKey = state.runKey ?? root.spanContext().traceId;
+    const verdict = this.engine.verdict(runKey);
+    this.traces.delete(root.spanContext().traceId);
+    if (!verdict) return;
+    root.setAttribute(sc.ATTR_LOOPGUARD_RUN_TOOL_CALLS, verdict.toolCalls);
+    root.setAttribute(sc.ATTR_LOOPGUARD_RUN_DETECTIONS, verdict.detections);
+    root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOPPED, verdict.stopped);
+    if (verdict.level !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_MAX_LEVEL, verdict.level);
+    if (verdict.stopReason !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOP_REASON, verdict.stopReason);
+  }
+
+  private countTokens(span: SpanShape): void {
+    if (this.engine.options.maxTokens === 0) return;
+    const input = span.attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS];
+    const output = span.attributes[sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS];
+    const tokens = (typeof input === 'number' ? input : 0) + (typeof output === 'number' ? output : 0);
+    if (tokens === 0) return;
+    const runKey = this.runKeyOf(span) ?? span.spanContext().traceId;
+    this.engine.addTokens(runKey, tokens);
+  }
+
+  private report(detection: Detection): void {
+    if (!this.onDetection) return;
+    try {
+      this.onDetection(detection);
+    } catch (err) {
+      diag.error('loopguard: onDetection callback threw', err);
+    }
+  }
+
+  private warnOutsideRun(tool: string): void {
+    if (this.warnedOutsideRun) return;
+    this.warnedOutsideRun = true;
+    // A process warning, not diag: diag is silent unless the user installed a logger, and this needs reading.
+    process.emitWarning(
+      `tool "${tool}" ran outside any agent run, so it cannot be checked for loops. ` +
+        'Wrap the agent loop in guard.run(name, fn), run it inside a parent span, or set gen_ai.conversation.id on the tool span.',
+      { type: 'LoopGuardWarning', code: 'LOOPGUARD_NO_RUN' },
+    );
+  }
+}
