@@ -1,0 +1,94 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import type { SpanShape } from '../span-shape.js';
+import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest } from './otlp-model.js';
+import { OtlpSpanAdapter } from './span-adapter.js';
+
+/**
+ * What the collector needs from the detection engine: the span-processor hooks
+ * it drives for every received span, and the verdict lookup behind
+ * `GET /v1/runs/{key}`. `LoopGuardSpanProcessor` satisfies it.
+ */
+export interface SpanAnnotator {
+  onStart(span: SpanShape, parentContext: Context): void;
+  onEnding?(span: SpanShape): void;
+  onEnd(span: SpanShape): void;
+  /** The run's current verdict as JSON-serialisable data, or undefined for an unknown run. */
+  verdict(runKey: string): unknown;
+  shutdown?(): Promise<void>;
+  /** The engine's eviction count (tracked-run cap, idle TTL), shown as `loopguard_collector_runs_evicted_total`. */
+  readonly engine?: { readonly evictions: number };
+}
+
+export interface AnnotateOutcome {
+  /** The request minus rejected spans (and minus scope/resource groups left empty). */
+  accepted: OtlpTraceRequest;
+  acceptedSpans: number;
+  rejectedSpans: number;
+  /** Why spans were rejected, for the partial-success message; capped in length. */
+  rejectionMessages: string[];
+  detectionErrors: number;
+}
+
+const MAX_REJECTION_MESSAGES = 5;
+
+function isValidId(id: Uint8Array | undefined, length: number): boolean {
+  return id !== undefined && id.length === length && id.some((b) => b !== 0);
+}
+
+/** Why a span cannot be accepted (OTLP: ids of the wrong length or all zero are invalid), or undefined. */
+export function spanIdProblem(span: OtlpSpan): string | undefined {
+  if (!isValidId(span.traceId, 16)) return `traceId must be 16 bytes, not all zero (got ${span.traceId?.length ?? 0} bytes)`;
+  if (!isValidId(span.spanId, 8)) return `spanId must be 8 bytes, not all zero (got ${span.spanId?.length ?? 0} bytes)`;
+  const parent = span.parentSpanId;
+  if (parent !== undefined && parent.length !== 0 && parent.length !== 8) {
+    return `parentSpanId must be empty or 8 bytes (got ${parent.length} bytes)`;
+  }
+  return undefined;
+}
+
+/**
+ * Runs every valid span of a request through the annotator in arrival order
+ * (resource spans in request order, spans in their order) and returns what is
+ * to be forwarded. Detection failing on a span never loses the span: the error
+ * is counted and reported, and the span is forwarded as far as it was annotated.
+ */
+export function annotateRequest(
+  request: OtlpTraceRequest,
+  annotator: SpanAnnotator,
+  onDetectionError: (err: unknown) => void,
+): AnnotateOutcome {
+  const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, rejectedSpans: 0, rejectionMessages: [], detectionErrors: 0 };
+  const acceptedResources: OtlpResourceSpans[] = [];
+  (request.resourceSpans ?? []).forEach((rs, ri) => {
+    const acceptedScopes: OtlpScopeSpans[] = [];
+    (rs.scopeSpans ?? []).forEach((ss, si) => {
+      const kept: OtlpSpan[] = [];
+      (ss.spans ?? []).forEach((span, pi) => {
+        const problem = spanIdProblem(span);
+        if (problem) {
+          outcome.rejectedSpans++;
+          if (outcome.rejectionMessages.length < MAX_REJECTION_MESSAGES) {
+            outcome.rejectionMessages.push(`resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]: ${problem}`);
+          }
+          return;
+        }
+        kept.push(span);
+        outcome.acceptedSpans++;
+        const shape = new OtlpSpanAdapter(span, rs.resource, ss.scope);
+        try {
+          annotator.onStart(shape, ROOT_CONTEXT);
+          annotator.onEnding?.(shape);
+          annotator.onEnd(shape);
+        } catch (err) {
+          outcome.detectionErrors++;
+          onDetectionError(err);
+        }
+      });
+      if (kept.length > 0) acceptedScopes.push({ ...ss, spans: kept });
+    });
+    if (acceptedScopes.length > 0) acceptedResources.push({ ...rs, scopeSpans: acceptedScopes });
+  });
+  if (acceptedResources.length > 0) outcome.accepted.resourceSpans = acceptedResources;
+  return outcome;
+}

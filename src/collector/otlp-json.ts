@@ -1,0 +1,171 @@
+import protobuf from 'protobufjs';
+import type { Type } from 'protobufjs';
+import { ExportTraceServiceRequestType, ExportTraceServiceResponseType, HEX_BYTES_FIELDS, RpcStatusType } from './otlp-schema.js';
+import { OtlpDecodeError } from './otlp-model.js';
+import type { OtlpTraceRequest, OtlpTraceResponse, RpcStatus } from './otlp-model.js';
+
+/**
+ * OTLP/JSON ("JSON Protobuf Encoding" of the OTLP specification), driven by the
+ * same protobuf schema as the binary codec: proto3 JSON mapping, except that
+ * trace and span ids are hex strings, enums are integers (names accepted too),
+ * and keys are lowerCamelCase (the original snake_case names are accepted too).
+ * Unknown fields are ignored, as the specification requires of receivers.
+ */
+
+const INT64_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+const INT32_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
+const UNSIGNED_TYPES = new Set(['uint32', 'fixed32', 'uint64', 'fixed64']);
+const INT64_JSON_KEYS = ['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'intValue', 'rejectedSpans'];
+
+const snakeCase = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * JSON.parse turns integer literals above 2^53 into lossy doubles, and OTLP
+ * senders may write nanosecond timestamps as bare numbers. Quoting the long
+ * literals of the int64 keys before parsing keeps every digit. The pattern only
+ * matches a quoted key directly followed by a colon, which inside a JSON string
+ * value would have escaped quotes, so string contents are never touched.
+ */
+const LONG_INT_LITERAL = new RegExp(
+  `("(?:${INT64_JSON_KEYS.flatMap((k) => [k, snakeCase(k)]).join('|')})"\\s*:\\s*)(-?\\d{16,})(?=\\s*[,}\\]])`,
+  'g',
+);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function fail(path: string, expected: string, got: unknown): never {
+  throw new OtlpDecodeError(`${path || 'body'}: expected ${expected}, got ${describe(got)}`);
+}
+
+function decodeHex(path: string, value: string): Uint8Array {
+  if (value.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(value)) fail(path, 'a hex string', value);
+  return Buffer.from(value, 'hex');
+}
+
+function decodeBase64(path: string, value: string): Uint8Array {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) fail(path, 'a base64 string', value);
+  return Buffer.from(value, 'base64');
+}
+
+function decodeInteger(path: string, value: unknown, type: string): string | number {
+  let text: string;
+  if (typeof value === 'number' && Number.isInteger(value)) text = value.toFixed(0);
+  else if (typeof value === 'string' && /^-?\d+$/.test(value)) text = value;
+  else return fail(path, `an integer (${type}, as a number or a decimal string)`, value);
+  if (UNSIGNED_TYPES.has(type) && text.startsWith('-')) fail(path, `a non-negative integer (${type})`, value);
+  if (INT64_TYPES.has(type)) return BigInt(text).toString();
+  const n = Number(text);
+  if (UNSIGNED_TYPES.has(type) ? n > 0xffffffff : n < -0x80000000 || n > 0x7fffffff) fail(path, `a ${type} in range`, value);
+  return n;
+}
+
+function decodeDouble(path: string, value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (value === 'NaN') return Number.NaN;
+  if (value === 'Infinity') return Number.POSITIVE_INFINITY;
+  if (value === '-Infinity') return Number.NEGATIVE_INFINITY;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return fail(path, 'a number', value);
+}
+
+function decodeScalar(path: string, field: protobuf.Field, value: unknown): unknown {
+  const resolved = field.resolvedType;
+  if (resolved instanceof protobuf.Enum) {
+    if (typeof value === 'number' && Number.isInteger(value)) return value;
+    if (typeof value === 'string' && value in resolved.values) return resolved.values[value];
+    return fail(path, `an integer or a name of enum ${resolved.name}`, value);
+  }
+  if (resolved instanceof protobuf.Type) return decodeMessage(path, resolved, value);
+  const type = field.type;
+  if (type === 'string') return typeof value === 'string' ? value : fail(path, 'a string', value);
+  if (type === 'bool') return typeof value === 'boolean' ? value : fail(path, 'a boolean', value);
+  if (type === 'double' || type === 'float') return decodeDouble(path, value);
+  if (INT64_TYPES.has(type) || INT32_TYPES.has(type)) return decodeInteger(path, value, type);
+  if (type === 'bytes') {
+    if (typeof value !== 'string') return fail(path, HEX_BYTES_FIELDS.has(field.name) ? 'a hex string' : 'a base64 string', value);
+    return HEX_BYTES_FIELDS.has(field.name) ? decodeHex(path, value) : decodeBase64(path, value);
+  }
+  throw new Error(`otlp-json: unsupported field type ${type}`);
+}
+
+function decodeMessage(path: string, type: Type, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(path, `an object (${type.name})`, value);
+  const input = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const key = field.name in input ? field.name : snakeCase(field.name);
+    const raw = input[key];
+    if (raw === undefined || raw === null) continue;
+    const fieldPath = path ? `${path}.${key}` : key;
+    if (field.repeated) {
+      if (!Array.isArray(raw)) fail(fieldPath, 'an array', raw);
+      out[field.name] = raw.map((item, i) => decodeScalar(`${fieldPath}[${i}]`, field, item));
+    } else {
+      out[field.name] = decodeScalar(fieldPath, field, raw);
+    }
+  }
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text.replace(LONG_INT_LITERAL, '$1"$2"'));
+  } catch (err) {
+    throw new OtlpDecodeError(`invalid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function decodeBody<T>(type: Type, body: Uint8Array | string): T {
+  const text = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: false }).decode(body);
+  return decodeMessage('', type, parseJson(text)) as T;
+}
+
+function encodeScalar(field: protobuf.Field, value: unknown): unknown {
+  const resolved = field.resolvedType;
+  if (resolved instanceof protobuf.Type) return encodeMessage(resolved, value as Record<string, unknown>);
+  if (resolved instanceof protobuf.Enum) return value;
+  if (field.type === 'bytes') {
+    const bytes = Buffer.from(value as Uint8Array);
+    return HEX_BYTES_FIELDS.has(field.name) ? bytes.toString('hex') : bytes.toString('base64');
+  }
+  if (INT64_TYPES.has(field.type)) return String(value);
+  if ((field.type === 'double' || field.type === 'float') && typeof value === 'number' && !Number.isFinite(value)) {
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+  }
+  return value;
+}
+
+function encodeMessage(type: Type, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of type.fieldsArray) {
+    const v = value[field.name];
+    if (v === undefined || v === null) continue;
+    if (field.repeated) {
+      if (!Array.isArray(v) || v.length === 0) continue;
+      out[field.name] = v.map((item) => encodeScalar(field, item));
+    } else {
+      out[field.name] = encodeScalar(field, v);
+    }
+  }
+  return out;
+}
+
+export const decodeTraceRequestJson = (body: Uint8Array | string): OtlpTraceRequest =>
+  decodeBody(ExportTraceServiceRequestType, body);
+export const decodeTraceResponseJson = (body: Uint8Array | string): OtlpTraceResponse =>
+  decodeBody(ExportTraceServiceResponseType, body);
+export const decodeRpcStatusJson = (body: Uint8Array | string): RpcStatus => {
+  const s = decodeBody<Partial<RpcStatus>>(RpcStatusType, body);
+  return { code: s.code ?? 0, message: s.message ?? '' };
+};
+
+const stringify = (type: Type, value: object): string => JSON.stringify(encodeMessage(type, value as Record<string, unknown>));
+export const encodeTraceRequestJson = (request: OtlpTraceRequest): string => stringify(ExportTraceServiceRequestType, request);
+export const encodeTraceResponseJson = (response: OtlpTraceResponse): string => stringify(ExportTraceServiceResponseType, response);
+export const encodeRpcStatusJson = (status: RpcStatus): string => stringify(RpcStatusType, status);

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback } from 'node:zlib';
+import type { RejectReason } from './metrics.js';
+import { encodeRpcStatusJson, encodeTraceResponseJson } from './otlp-json.js';
+import type { OtlpTraceResponse } from './otlp-model.js';
+import { encodeRpcStatusProto, encodeTraceResponseProto } from './otlp-protobuf.js';
+
+const gunzip = promisify(gunzipCallback);
+
+/** The two OTLP/HTTP encodings; the response always uses the request's. */
+export type BodyFormat = 'protobuf' | 'json';
+
+const CONTENT_TYPES: Record<BodyFormat, string> = {
+  protobuf: 'application/x-protobuf',
+  json: 'application/json',
+};
+
+/** An HTTP error answer, with the metric reason it counts under (if any). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly reason?: RejectReason,
+    readonly headers: Record<string, string> = {},
+    /** gRPC status code for the google.rpc.Status body. */
+    readonly rpcCode = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** `application/x-protobuf` or `application/json` (parameters such as charset ignored), else undefined. */
+export function bodyFormatOf(contentType: string | undefined): BodyFormat | undefined {
+  const media = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (media === 'application/x-protobuf' || media === 'application/protobuf') return 'protobuf';
+  if (media === 'application/json') return 'json';
+  return undefined;
+}
+
+/** Slack for discarding the rest of a refused upload before hanging up on the client. */
+const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the request body, refusing (413) as soon as it is known to be larger
+ * than `maxBytes`: from Content-Length before reading anything, else while
+ * counting streamed bytes. Nothing beyond the limit is ever buffered.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    return Promise.reject(tooLarge(`request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.off('data', onData);
+        chunks.length = 0;
+        reject(tooLarge(`request body exceeds the limit of ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, 3)));
+  });
+}
+
+function tooLarge(message: string): HttpError {
+  return new HttpError(413, message, 'too_large', {}, 8);
+}
+
+/**
+ * Undoes `Content-Encoding: gzip`, bounding the output at `maxBytes` so a small
+ * compressed body cannot expand without limit (zlib stops at the bound).
+ */
+export async function decodeContentEncoding(body: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
+  const enc = (encoding ?? 'identity').trim().toLowerCase();
+  if (enc === 'identity' || enc === '') return body;
+  if (enc !== 'gzip') {
+    throw new HttpError(415, `unsupported Content-Encoding "${encoding}": use gzip or none`, 'unsupported_media_type', {}, 3);
+  }
+  try {
+    return await gunzip(body, { maxOutputLength: maxBytes });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw tooLarge(`decompressed request body exceeds the limit of ${maxBytes} bytes`);
+    }
+    throw new HttpError(400, `invalid gzip body: ${(err as Error).message}`, 'malformed', {}, 3);
+  }
+}
+
+/**
+ * Ends a response whose request body was not (fully) read. The connection is
+ * closed afterwards; the rest of the upload is discarded up to a bound so the
+ * client can read the answer instead of seeing a reset.
+ */
+export function finishUnreadRequest(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete) return;
+  res.setHeader('connection', 'close');
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+export function sendBody(res: ServerResponse, status: number, contentType: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  sendBody(res, status, 'application/json', JSON.stringify(value), headers);
+}
+
+/** An error answer on /v1/traces: google.rpc.Status in the request's encoding (JSON when it has none we know). */
+export function sendRpcStatus(res: ServerResponse, format: BodyFormat | undefined, error: HttpError): void {
+  const status = { code: error.rpcCode, message: error.message };
+  if (format === 'protobuf') sendBody(res, error.status, CONTENT_TYPES.protobuf, encodeRpcStatusProto(status), error.headers);
+  else sendBody(res, error.status, CONTENT_TYPES.json, encodeRpcStatusJson(status), error.headers);
+}
+
+export function sendTraceResponse(res: ServerResponse, format: BodyFormat, response: OtlpTraceResponse): void {
+  if (format === 'protobuf') sendBody(res, 200, CONTENT_TYPES.protobuf, encodeTraceResponseProto(response));
+  else sendBody(res, 200, CONTENT_TYPES.json, encodeTraceResponseJson(response));
+}

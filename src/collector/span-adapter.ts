@@ -1,0 +1,139 @@
+import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, HrTime, SpanContext, SpanStatus, TimeInput } from '@opentelemetry/api';
+import { isTimeInput, timeInputToHrTime, TraceState } from '@opentelemetry/core';
+import type { SpanShape } from '../span-shape.js';
+import { attributesToKeyValues, attributeToAnyValue, keyValuesToAttributes } from './attributes.js';
+import type { OtlpEvent, OtlpInstrumentationScope, OtlpResource, OtlpSpan } from './otlp-model.js';
+
+/** OTLP `Span.SpanKind` (0 = unspecified, read as INTERNAL as the spec allows) to the API enum. */
+const OTLP_KIND_TO_API: Record<number, SpanKind> = {
+  0: SpanKind.INTERNAL,
+  1: SpanKind.INTERNAL,
+  2: SpanKind.SERVER,
+  3: SpanKind.CLIENT,
+  4: SpanKind.PRODUCER,
+  5: SpanKind.CONSUMER,
+};
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+
+export function nanosToHrTime(nanos: string | undefined): HrTime {
+  const n = BigInt(nanos ?? '0');
+  return [Number(n / NANOS_PER_SECOND), Number(n % NANOS_PER_SECOND)];
+}
+
+export function hrTimeToNanos(time: HrTime): string {
+  return (BigInt(time[0]) * NANOS_PER_SECOND + BigInt(time[1])).toString();
+}
+
+const hex = (bytes: Uint8Array | undefined): string => (bytes ? Buffer.from(bytes).toString('hex') : '');
+
+/**
+ * A decoded OTLP span seen through `SpanShape`, so the same
+ * `LoopGuardSpanProcessor` that runs inside agents can run in the collector.
+ * Reads come from the record; `setAttribute` and `addEvent` write into it, so
+ * whatever the processor annotates is what gets forwarded.
+ *
+ * `resource` and `instrumentationScope` mirror the SDK's `ReadableSpan`
+ * properties, for a processor that reads them in `onEnd`.
+ */
+export class OtlpSpanAdapter implements SpanShape {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly status: SpanStatus;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly duration: HrTime;
+  readonly parentSpanContext: SpanContext | undefined;
+  readonly parentSpanId: string | undefined;
+  readonly resource: { readonly attributes: Attributes };
+  readonly instrumentationScope: { readonly name: string; readonly version?: string | undefined };
+  readonly ended = true;
+  private readonly context: SpanContext;
+  private readonly attributeCache: Attributes;
+
+  constructor(
+    private readonly record: OtlpSpan,
+    resource?: OtlpResource,
+    scope?: OtlpInstrumentationScope,
+  ) {
+    this.name = record.name ?? '';
+    this.kind = OTLP_KIND_TO_API[record.kind ?? 0] ?? SpanKind.INTERNAL;
+    const code = record.status?.code;
+    this.status = {
+      code: code === 1 ? SpanStatusCode.OK : code === 2 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
+      ...(record.status?.message ? { message: record.status.message } : {}),
+    };
+    this.startTime = nanosToHrTime(record.startTimeUnixNano);
+    this.endTime = nanosToHrTime(record.endTimeUnixNano ?? record.startTimeUnixNano);
+    const durationNanos = BigInt(hrTimeToNanos(this.endTime)) - BigInt(hrTimeToNanos(this.startTime));
+    this.duration = nanosToHrTime((durationNanos < 0n ? 0n : durationNanos).toString());
+    this.context = {
+      traceId: hex(record.traceId),
+      spanId: hex(record.spanId),
+      // The low 8 bits of OTLP span flags are the W3C trace flags.
+      traceFlags: ((record.flags ?? TraceFlags.SAMPLED) & 0xff) as TraceFlags,
+      isRemote: false,
+      ...(record.traceState ? { traceState: new TraceState(record.traceState) } : {}),
+    };
+    const parent = hex(record.parentSpanId);
+    this.parentSpanId = parent || undefined;
+    this.parentSpanContext = parent
+      ? { traceId: this.context.traceId, spanId: parent, traceFlags: this.context.traceFlags, isRemote: false }
+      : undefined;
+    this.resource = { attributes: keyValuesToAttributes(resource?.attributes) };
+    this.instrumentationScope = { name: scope?.name ?? '', version: scope?.version || undefined };
+    this.attributeCache = keyValuesToAttributes(record.attributes);
+  }
+
+  get attributes(): Attributes {
+    return this.attributeCache;
+  }
+
+  get events(): { name: string; time: HrTime; attributes: Attributes }[] {
+    return (this.record.events ?? []).map((e) => ({
+      name: e.name ?? '',
+      time: nanosToHrTime(e.timeUnixNano),
+      attributes: keyValuesToAttributes(e.attributes),
+    }));
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  setAttribute(key: string, value: AttributeValue): this {
+    if (value === undefined || value === null) return this;
+    this.attributeCache[key] = value;
+    const list = (this.record.attributes ??= []);
+    const existing = list.find((kv) => kv.key === key);
+    if (existing) existing.value = attributeToAnyValue(value);
+    else list.push({ key, value: attributeToAnyValue(value) });
+    return this;
+  }
+
+  setAttributes(attributes: Attributes): this {
+    for (const [k, v] of Object.entries(attributes)) if (v !== undefined) this.setAttribute(k, v);
+    return this;
+  }
+
+  /**
+   * Without an explicit time the event is stamped with the span's end time, not
+   * "now": the span may have ended long before it reached the collector, and an
+   * event outside its span's bounds renders badly in trace viewers.
+   */
+  addEvent(name: string, attributesOrTime?: Attributes | TimeInput, startTime?: TimeInput): this {
+    let attributes: Attributes | undefined;
+    let time = startTime;
+    if (isTimeInput(attributesOrTime)) time = attributesOrTime;
+    else attributes = attributesOrTime;
+    const event: OtlpEvent = {
+      name,
+      timeUnixNano: hrTimeToNanos(time === undefined ? this.endTime : timeInputToHrTime(time)),
+    };
+    const kvs = attributesToKeyValues(attributes);
+    if (kvs.length > 0) event.attributes = kvs;
+    (this.record.events ??= []).push(event);
+    return this;
+  }
+}
