@@ -105,12 +105,19 @@ function decodeMessage(path: string, type: Type, value: unknown): Record<string,
     const fieldPath = path ? `${path}.${key}` : key;
     if (field.repeated) {
       if (!Array.isArray(raw)) fail(fieldPath, 'an array', raw);
-      out[field.name] = raw.map((item, i) => decodeScalar(`${fieldPath}[${i}]`, field, item));
+      if (raw.length > 0) out[field.name] = raw.map((item, i) => decodeScalar(`${fieldPath}[${i}]`, field, item));
     } else {
-      out[field.name] = decodeScalar(fieldPath, field, raw);
+      const value = decodeScalar(fieldPath, field, raw);
+      // proto3: a plain field holding its default is the same as an absent one; dropping it makes a message
+      // decode to the same model from JSON as from protobuf. Oneof members keep their presence.
+      if (field.partOf || !isProto3Default(value)) out[field.name] = value;
     }
   }
   return out;
+}
+
+function isProto3Default(value: unknown): boolean {
+  return value === 0 || value === '0' || value === '' || value === false || (value instanceof Uint8Array && value.length === 0);
 }
 
 function parseJson(text: string): unknown {

@@ -7,7 +7,9 @@ const TO_OBJECT = { longs: String, enums: Number } as const;
 
 function decode<T>(type: Type, body: Uint8Array): T {
   try {
-    return type.toObject(type.decode(body), TO_OBJECT) as T;
+    // A Buffer input makes protobufjs return bytes fields as Buffers, the same type the JSON codec produces.
+    const input = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    return type.toObject(type.decode(input), TO_OBJECT) as T;
   } catch (err) {
     // protobufjs reports truncation as RangeError("index out of range") and bad wire types as Error.
     const detail = err instanceof Error ? err.message : String(err);

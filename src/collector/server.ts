@@ -98,6 +98,7 @@ class CollectorHost {
   private server: Server | undefined;
   private closing: Promise<void> | undefined;
   private lastErrorLog = 0;
+  private inFlightTraces = 0;
   private unloggedErrors = 0;
 
   constructor(
@@ -146,7 +147,15 @@ class CollectorHost {
       finishUnreadRequest(req, res);
       return;
     }
-    if (isTraces) return this.handleTraces(req, res);
+    if (isTraces) {
+      this.inFlightTraces++;
+      try {
+        await this.handleTraces(req, res);
+      } finally {
+        this.inFlightTraces--;
+      }
+      return;
+    }
     if (path === '/metrics') {
       if (!allowMethod(req, res, ['GET', 'HEAD'])) return;
       sendBody(res, 200, PROMETHEUS_CONTENT_TYPE, await this.metrics.renderPrometheus());
@@ -250,19 +259,22 @@ class CollectorHost {
     return this.closing;
   }
 
+  /**
+   * Draining keeps the listener up: new spans get 503 + Retry-After (a load
+   * balancer or the sender's retry moves them elsewhere), /healthz says 503,
+   * verdicts stay readable. Requests already being read finish and are
+   * forwarded; then the queue drains and the listener closes.
+   */
   private async shutdown(): Promise<void> {
     this.draining = true;
-    const started = Date.now();
-    const budget = this.config.shutdown.timeoutMs;
+    const deadline = Date.now() + this.config.shutdown.timeoutMs;
+    const remaining = (): number => Math.max(0, deadline - Date.now());
+    while (this.inFlightTraces > 0 && remaining() > 0) await new Promise((r) => setTimeout(r, 5));
+    await this.forwarder.drain(remaining());
     const server = this.server!;
-    // Requests already being read finish and are enqueued; idle keep-alive connections go now.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, budget)))]);
-    clearTimeout(timer);
     server.closeAllConnections();
-    await this.forwarder.drain(Math.max(0, budget - (Date.now() - started)));
+    await closed;
     try {
       await this.annotator.shutdown?.();
     } catch (err) {
