@@ -1,0 +1,49 @@
+import { trace } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
+
+/** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
+export interface ToolCallGuard {
+  callTool(tool: string, args: unknown, execute: () => unknown, info?: { callId?: string; attributes?: Attributes }): Promise<unknown>;
+}
+
+export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
+  guard: ToolCallGuard;
+}
+
+/** Attribute naming the adapter that routed a call, so a span says which integration saw it. */
+export const ATTR_LOOPGUARD_FRAMEWORK = 'loopguard.framework';
+
+/** The synthetic result `Guard.callTool` returns for a blocked call (`NotExecutedResult`). */
+export interface NotExecuted {
+  status: 'not_executed';
+  reason: string;
+  message: string;
+}
+
+export function isNotExecuted(value: unknown): value is NotExecuted {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return v.status === 'not_executed' && typeof v.message === 'string';
+}
+
+/**
+ * True when the caller already runs inside a loopguard tool span (a tool
+ * guarded by another adapter or by wrapTool calls this one): the outer span
+ * is the tool call, and guarding again would count it twice.
+ */
+export function insideGuardedToolCall(): boolean {
+  const span = trace.getActiveSpan() as { attributes?: Attributes } | undefined;
+  return span?.attributes?.[ATTR_LOOPGUARD_ARGS_HASH] !== undefined;
+}
+
+/** Parses the JSON text frameworks hand tools their arguments in; other text stays as it is. */
+export function parseArguments(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
