@@ -77,6 +77,5 @@ export function previewArgs(args: unknown, maxChars = 120): string {
   } catch {
     text = '…';
   }
-  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
 }
