@@ -1,0 +1,186 @@
+/**
+ * Smoke test of the e2e infrastructure itself: the binaries that
+ * scripts/e2e/install.sh builds start with the committed configs, and the
+ * support helpers reach them. A span goes SDK -> Jaeger, then SDK -> gateway
+ * Collector -> Jaeger (the loopguard hop looped back to the gateway's own
+ * annotated receiver), the count connector turns its loop_detected event
+ * into a metric, and Prometheus scrapes it and loads the alert rules.
+ */
+import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  collectorConfigPath,
+  createOtlpTracer,
+  describeLog,
+  freePort,
+  jaegerEvents,
+  jaegerFindTraces,
+  jaegerTag,
+  jaegerWaitForTraces,
+  prometheusAlerts,
+  prometheusQuery,
+  prometheusRules,
+  prometheusTargets,
+  startJaeger,
+  startOtelcol,
+  startPrometheus,
+  waitFor,
+  type JaegerInstance,
+  type OtelcolInstance,
+  type PrometheusInstance,
+  type ServiceHandle,
+} from './support/index.js';
+
+const running: { service: ServiceHandle; stop(): Promise<void> }[] = [];
+let jaeger: JaegerInstance;
+
+beforeAll(async () => {
+  jaeger = await startJaeger();
+  running.push(jaeger);
+});
+
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') {
+    for (const { service } of running) console.error(describeLog(service, 60));
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((instance) => instance.stop()));
+});
+
+/** A GenAI tool span as loopguard annotates it when a loop is decided. */
+function emitAnnotatedToolSpan(tracer: ReturnType<typeof createOtlpTracer>['tracer'], level: string, detector: string): string {
+  const span = tracer.startSpan('execute_tool search', {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'search',
+      'loopguard.level': level,
+      'loopguard.step': 4,
+    },
+  });
+  span.addEvent('loopguard.loop_detected', {
+    'loopguard.detector': detector,
+    'loopguard.level': level,
+    'loopguard.count': 4,
+    'loopguard.fingerprint': 'search:0123456789abcdef',
+  });
+  span.setStatus({ code: SpanStatusCode.OK });
+  span.end();
+  return span.spanContext().traceId;
+}
+
+describe('Jaeger v2 with collector-config/jaeger/config.yaml', () => {
+  it('stores a span sent by the OTLP/HTTP exporter and finds it by service and tag', async () => {
+    const serviceName = `infra-jaeger-${randomUUID().slice(0, 8)}`;
+    const otlp = createOtlpTracer(jaeger.otlpHttpUrl, serviceName);
+    const traceId = emitAnnotatedToolSpan(otlp.tracer, 'break', 'no_progress');
+    await otlp.flush();
+    await otlp.shutdown();
+
+    const [trace, ...others] = await jaegerWaitForTraces(jaeger.queryUrl, { service: serviceName, tags: { 'loopguard.level': 'break' } });
+    expect(others).toEqual([]);
+    expect(trace!.traceID).toBe(traceId);
+    const span = trace!.spans[0]!;
+    expect(span.operationName).toBe('execute_tool search');
+    expect(jaegerTag(span, 'gen_ai.tool.name')).toBe('search');
+    expect(jaegerEvents(span, 'loopguard.loop_detected')).toEqual([
+      expect.objectContaining({ 'loopguard.detector': 'no_progress', 'loopguard.level': 'break', 'loopguard.count': 4 }),
+    ]);
+    expect(trace!.processes[span.processID]?.serviceName).toBe(serviceName);
+
+    // The tag filter really filters.
+    expect(await jaegerFindTraces(jaeger.queryUrl, { service: serviceName, tags: { 'loopguard.level': 'warning' } })).toEqual([]);
+  });
+});
+
+describe('gateway Collector and Prometheus', () => {
+  let gateway: OtelcolInstance;
+  let prometheus: PrometheusInstance;
+  const serviceName = `infra-gateway-${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    // Until the loopguard collector sits between them, the gateway's
+    // "loopguard" exporter points at its own annotated receiver.
+    const annotatedPort = await freePort();
+    gateway = await startOtelcol(collectorConfigPath('otelcol', 'gateway.yaml'), {
+      OTELCOL_ANNOTATED_HTTP_PORT: String(annotatedPort),
+      LOOPGUARD_COLLECTOR_ENDPOINT: `http://127.0.0.1:${annotatedPort}`,
+      JAEGER_OTLP_ENDPOINT: jaeger.otlpHttpUrl,
+    });
+    running.push(gateway);
+    prometheus = await startPrometheus(
+      collectorConfigPath('prometheus', 'prometheus.yml'),
+      collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'),
+      { targets: { 'otelcol-gateway': [gateway.prometheusTarget] } },
+    );
+    running.push(prometheus);
+  });
+
+  it('passes agent spans through to Jaeger and counts loop_detected events', async () => {
+    const otlp = createOtlpTracer(gateway.agentsUrl, serviceName);
+    const loopTraceId = emitAnnotatedToolSpan(otlp.tracer, 'warning', 'repeat');
+    const plain = otlp.tracer.startSpan('execute_tool read_file', { attributes: { 'gen_ai.tool.name': 'read_file' } });
+    plain.end();
+    await otlp.flush();
+    await otlp.shutdown();
+
+    const traces = await jaegerWaitForTraces(jaeger.queryUrl, { service: serviceName }, { minTraces: 2 });
+    expect(traces.map((trace) => trace.traceID).sort()).toEqual([loopTraceId, plain.spanContext().traceId].sort());
+    const flagged = traces.find((trace) => trace.traceID === loopTraceId)!.spans[0]!;
+    expect(jaegerEvents(flagged, 'loopguard.loop_detected')).toHaveLength(1);
+
+    const exposition = await waitFor(
+      async () => {
+        const text = await (await fetch(`http://${gateway.prometheusTarget}/metrics`)).text();
+        return text.includes('loopguard_spans_flagged_total') ? text : undefined;
+      },
+      { description: 'the count connector metrics on the prometheus exporter' },
+    );
+    expect(exposition).toMatch(/loopguard_spanevents_loop_detected_total\{[^}]*loopguard_detector="repeat"[^}]*loopguard_level="warning"[^}]*\} 1\b/);
+    expect(exposition).toMatch(/loopguard_spans_flagged_total\{[^}]*gen_ai_tool_name="search"[^}]*loopguard_level="warning"[^}]*\} 1\b/);
+    // The plain span has no loopguard.level: not counted as flagged.
+    expect(exposition).not.toMatch(/loopguard_spans_flagged_total\{[^}]*gen_ai_tool_name="read_file"/);
+  });
+
+  it('Prometheus scrapes the gateway and loads every alert rule', async () => {
+    const targets = await waitFor(
+      async () => {
+        const active = await prometheusTargets(prometheus.url);
+        return active.some((target) => target.health === 'up') ? active : undefined;
+      },
+      { description: 'the otelcol-gateway target to be up' },
+    );
+    expect(targets.filter((target) => target.health === 'up').map((target) => target.scrapePool)).toEqual(['otelcol-gateway']);
+
+    const samples = await waitFor(
+      async () => {
+        const result = await prometheusQuery(prometheus.url, `sum by (loopguard_detector) (loopguard_spanevents_loop_detected_total{job="${serviceName}"})`);
+        return result.length > 0 ? result : undefined;
+      },
+      { description: 'the count connector series in Prometheus' },
+    );
+    expect(samples).toEqual([{ metric: { loopguard_detector: 'repeat' }, value: [expect.any(Number), '1'] }]);
+
+    const groups = await waitFor(
+      async () => {
+        const loaded = await prometheusRules(prometheus.url);
+        return loaded.every((group) => group.rules.every((rule) => rule.health === 'ok')) ? loaded : undefined;
+      },
+      { description: 'every rule evaluated with health ok' },
+    );
+    // The API lists groups in its own order.
+    expect(groups.map((group) => group.name).sort()).toEqual(['loopguard.collector', 'loopguard.runs']);
+    expect(groups.flatMap((group) => group.rules.map((rule) => rule.name)).sort()).toEqual([
+      'LoopguardCollectorDroppingSpans',
+      'LoopguardCollectorSheddingLoad',
+      'LoopguardRunStopped',
+      'LoopguardToolLoopingAcrossRuns',
+      'LoopguardWarningRateHigh',
+    ]);
+    // Nothing here stopped a run or shed load.
+    expect(await prometheusAlerts(prometheus.url)).toEqual([]);
+  });
+});
