@@ -1,0 +1,120 @@
+import { trace } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import {
+  InstrumentationBase,
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
+import { VERSION } from '../../../src/version.js';
+import { setToolOutcome } from '../../outcome.js';
+import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
+import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
+import { loadIfInstalled } from '../shared/load.js';
+
+const SDK_VERSIONS = ['>=1.0.0 <2'];
+
+// GenAI MCP semantic conventions (client span of a tools/call request).
+const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+const MCP_METHOD_TOOLS_CALL = 'tools/call';
+
+interface CallToolParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+interface ClientLike {
+  transport?: { sessionId?: unknown };
+}
+type CallToolFn = (this: ClientLike, params: CallToolParams, resultSchema?: unknown, options?: unknown) => Promise<unknown>;
+interface ClientModule {
+  Client?: { prototype: { callTool: CallToolFn } };
+}
+
+let current: McpClientInstrumentation | undefined;
+
+function mcpAttributes(client: ClientLike): Attributes {
+  const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: MCP_METHOD_TOOLS_CALL, [ATTR_LOOPGUARD_FRAMEWORK]: 'mcp' };
+  const sessionId = client.transport?.sessionId;
+  if (typeof sessionId === 'string' && sessionId !== '') attributes[ATTR_MCP_SESSION_ID] = sessionId;
+  return attributes;
+}
+
+/**
+ * MCP TypeScript SDK: `Client.prototype.callTool`. MCP reports tool failures
+ * in-band (`CallToolResult.isError`), so a blocked call answers with an
+ * `isError` result carrying the "not executed" text, and a nudge is added to
+ * the result's `content`, where hosts read it. A break rejects `callTool`
+ * with LoopBreakError. When another guarded tool span is already active (an
+ * agent framework's tool that forwards to MCP), that span is the tool call:
+ * MCP attributes are added to it instead of guarding the call twice, as the
+ * MCP conventions ask.
+ */
+export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstrumentationConfig> {
+  declare ready: Promise<void>;
+
+  constructor(config: LoopguardInstrumentationConfig) {
+    super('loopguard-instrumentation-mcp', VERSION, config);
+  }
+
+  protected init() {
+    const client = (dir: string) =>
+      new InstrumentationNodeModuleFile(`@modelcontextprotocol/sdk/dist/${dir}/client/index.js`, SDK_VERSIONS, (m: ClientModule) => this.patch(m), (m?: ClientModule) => this.unpatch(m));
+    return new InstrumentationNodeModuleDefinition('@modelcontextprotocol/sdk', SDK_VERSIONS, undefined, undefined, [client('cjs'), client('esm')]);
+  }
+
+  override enable(): void {
+    super.enable();
+    current = this;
+    this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => void (m && this.patch(m as ClientModule)));
+  }
+
+  override disable(): void {
+    super.disable();
+    if (current === this) current = undefined;
+  }
+
+  guard() {
+    return this.getConfig().guard;
+  }
+
+  private patch(moduleExports: ClientModule): ClientModule {
+    const proto = moduleExports?.Client?.prototype;
+    if (proto && !isWrapped(proto.callTool)) this._wrap(proto, 'callTool', (original) => wrapCallTool(original));
+    return moduleExports;
+  }
+
+  private unpatch(moduleExports?: ClientModule): void {
+    const proto = moduleExports?.Client?.prototype;
+    if (proto && isWrapped(proto.callTool)) this._unwrap(proto, 'callTool');
+  }
+}
+
+function wrapCallTool(original: CallToolFn): CallToolFn {
+  return async function loopguardCallTool(this: ClientLike, params: CallToolParams, resultSchema?: unknown, options?: unknown): Promise<unknown> {
+    const instrumentation = current;
+    if (!instrumentation || typeof params?.name !== 'string') return original.call(this, params, resultSchema, options);
+    const attributes = mcpAttributes(this);
+    if (insideGuardedToolCall()) {
+      trace.getActiveSpan()?.setAttributes(attributes);
+      return original.call(this, params, resultSchema, options);
+    }
+    const execute = async () => {
+      const result = await original.call(this, params, resultSchema, options);
+      if ((result as { isError?: unknown } | undefined)?.isError === true) setToolOutcome('error');
+      return result;
+    };
+    const result = await instrumentation.guard().callTool(params.name, params.arguments ?? {}, execute, { attributes });
+    if (isNotExecuted(result)) return { content: [{ type: 'text', text: result.message }], isError: true };
+    return moveNoticeIntoContent(result);
+  }
+}
+
+/** The guard appends a nudge to plain objects as `loopguard_notice`; an MCP host only shows `content` to the model. */
+function moveNoticeIntoContent(result: unknown): unknown {
+  if (typeof result !== 'object' || result === null) return result;
+  const { loopguard_notice: notice, ...rest } = result as Record<string, unknown>;
+  if (typeof notice !== 'string') return result;
+  const content = Array.isArray(rest.content) ? rest.content : [];
+  return { ...rest, content: [...content, { type: 'text', text: notice }] };
+}
