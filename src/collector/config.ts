@@ -183,7 +183,8 @@ function findUnknownFields(input: Record<string, unknown>, prefix: string, probl
     const path = `${prefix}${key}`;
     if (!known.has(key)) {
       problems.push(`${path}: unknown field (known here: ${[...known].sort().join(', ')})`);
-    } else if (SECTIONS.has(path)) {
+    } else if (SECTIONS.has(path) && value !== null) {
+      // null: a YAML section whose entries are all commented out, same as absent
       if (!isPlainObject(value)) problems.push(`${path}: expected a mapping, got ${describe(value)}`);
       else findUnknownFields(value, `${path}.`, problems);
     }

@@ -261,7 +261,10 @@ export class Forwarder {
         await sleep(delay, this.stop.signal);
       }
     } catch (err) {
-      if (err instanceof StoppedError) this.options.onDropped(spans, 'drain timed out');
+      if (err instanceof StoppedError) {
+        this.options.onDropped(spans, 'drain timed out');
+        this.options.log(`dropped ${spans} in-flight spans: drain timed out`);
+      }
       throw err;
     } finally {
       this.queued -= spans;
