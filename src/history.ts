@@ -2,7 +2,7 @@ import type { Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~1.5 KB however long it lives
+ * Uint32Array, so a tracked run costs a fixed ~1.2 KB however long it lives
  * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
@@ -15,17 +15,20 @@ const F_RES_HI = 4;
 const F_RES_LO = 5;
 const F_TOOL = 6;
 const F_FLAGS = 7;
-const F_START = 8;
-const F_DURATION = 9;
-const SLOT = 10;
+const SLOT = 8;
 
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
 const FLAG_BLOCKED = 4;
 
-/** Longest cycle period looked for: two full periods must fit in the window. */
+/**
+ * Longest cycle period looked for. The counters compare each call with the
+ * one p steps earlier as calls arrive, so only that one call must still be in
+ * the window: a paging sweep of 20 pages restarted is caught, where a
+ * detector that needs two whole periods in view would miss it.
+ */
 export function maxPeriod(window: number): number {
-  return Math.floor(window / 2);
+  return window - 1;
 }
 
 /** One call as the history stores it; hashes are 16 hex chars. */
@@ -118,8 +121,6 @@ export class RunHistory {
     b[o + F_RES_LO] = lo(e.resultHash);
     b[o + F_TOOL] = tool;
     b[o + F_FLAGS] = OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0);
-    b[o + F_START] = Math.max(0, e.startMs - this.firstMs);
-    b[o + F_DURATION] = Math.max(0, e.endMs - e.startMs);
     this.updatePeriodicity();
   }
 
@@ -213,11 +214,6 @@ export class RunHistory {
   resultHash(back: number): string {
     const x = this.at(back);
     return hex(this.buf[x + F_RES_HI]!, this.buf[x + F_RES_LO]!);
-  }
-
-  /** Epoch ms at which the call `back` steps ago started. */
-  startMs(back: number): number {
-    return this.firstMs + this.buf[this.at(back) + F_START]!;
   }
 }
 

@@ -24,7 +24,7 @@ const PATTERN: Record<string, (e: LoopEvidence, call: string) => string> = {
   'empty-streak': (e, call) => `${e.count} calls in a row to this tool found nothing (the latest: ${call}). Guessing further values will not help.`,
   'retry-storm': (e, call) => `${call} has failed ${e.count} times in a row.`,
   'same-error': (e, call) => `${e.count} different attempts with this tool (the latest: ${call}) all failed with the same error.`,
-  'pending-resubmit': (e, call) => `${call} was submitted ${e.count} times while its job was still pending; each resubmission starts over.`,
+  'pending-resubmit': (e, call) => `${call} was sent ${e.count} times in a row and answered "pending" the same way each time.`,
   budget: (e, call) => `This run has made ${e.count} tool calls (the latest: ${call}) and is close to or over its budget.`,
 };
 
@@ -37,7 +37,7 @@ const ADVICE: Record<string, string> = {
   'empty-streak': 'Verify the identifier with the user or with a lookup tool instead of trying more values.',
   'retry-storm': 'The service looks unavailable. Wait before retrying, or report the failure.',
   'same-error': 'The failure does not depend on the arguments. Address its cause (permissions, configuration) or report it.',
-  'pending-resubmit': 'Wait for the pending job and check its status instead of submitting it again.',
+  'pending-resubmit': 'Resubmitting starts the work over and checking at once finds it unchanged: wait for the job, then check its status once.',
   budget: 'Finish with what you have.',
 };
 

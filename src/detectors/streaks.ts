@@ -7,10 +7,10 @@ import { sameCallAgain, type Detector } from './evidence.js';
  * most one window and stop at the first call that breaks the streak.
  */
 
-/** Back-to-back calls identical to the latest one with this outcome. */
-function sameCallStreak(h: RunHistory, outcome: Outcome): number {
+/** Back-to-back calls identical to the latest one with this outcome (and, when asked, the same result). */
+function sameCallStreak(h: RunHistory, outcome: Outcome, sameResult: boolean): number {
   let n = 1;
-  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome) n++;
+  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
   return n;
 }
 
@@ -20,7 +20,7 @@ function sameCallStreak(h: RunHistory, outcome: Outcome): number {
  */
 export const retryStorm: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'error') return;
-  const n = sameCallStreak(h, 'error');
+  const n = sameCallStreak(h, 'error', false);
   if (n < ctx.floor('retry-storm', h.toolId(0))) return;
   out.push({
     detector: 'retry-storm',
@@ -35,10 +35,15 @@ export const retryStorm: Detector = (h, ctx, out) => {
   });
 };
 
-/** `pending-resubmit`: a call that answered "pending" sent again instead of waited for. */
+/**
+ * `pending-resubmit`: a call that answered "pending" sent again and again
+ * instead of waited for, getting the same answer (fresh job ids and
+ * timestamps are masked, so a resubmission looks the same). A status poll
+ * whose progress moves is not counted: its results differ.
+ */
 export const pendingResubmit: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'pending') return;
-  const n = sameCallStreak(h, 'pending');
+  const n = sameCallStreak(h, 'pending', true);
   if (n < ctx.floor('pending-resubmit', h.toolId(0))) return;
   out.push({
     detector: 'pending-resubmit',

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { feed, times } from './feed.js';
+
+describe('no-progress', () => {
+  it('warns on the second repeat of the same call with the same result', () => {
+    const r = feed(times(8, { tool: 'search', args: 'q', result: 'none' }));
+    expect(r.levels).toEqual([undefined, undefined, 'warning', 'warning', 'critical', 'critical', 'critical', 'break']);
+    expect(r.detectors[2]).toBe('no-progress');
+  });
+
+  it('counts nothing when the result changes (a poll whose state moves)', () => {
+    const states = ['INIT', 'MIGRATING', 'MIGRATING', 'VERIFYING', 'READY'];
+    expect(feed(states.map((s) => ({ tool: 'health', args: 'u', result: s }))).firstWarning).toBeNull();
+  });
+
+  it('leaves failures to retry-storm, whose tiers are far higher', () => {
+    const r = feed(times(7, { tool: 'get', args: 'u', result: '503', outcome: 'error' }));
+    expect(r.firstWarning).toBeNull();
+    const storm = feed(times(8, { tool: 'get', args: 'u', result: '503', outcome: 'error' }));
+    expect(storm.levels[7]).toBe('warning');
+    expect(storm.detectors[7]).toBe('retry-storm');
+  });
+});
+
+describe('cycles', () => {
+  it('flags A-B-A-B with unchanged results as ping-pong after two periods', () => {
+    const r = feed(times(4, (i) => (i % 2 ? { tool: 'open', args: 'p', result: 'page' } : { tool: 'search', args: 'q', result: 'hit' })));
+    expect(r.levels).toEqual([undefined, undefined, undefined, 'warning']);
+    expect(r.detectors[3]).toBe('ping-pong');
+  });
+
+  it('does not flag alternation whose results move (edit, test, edit, test converging)', () => {
+    const r = feed(times(10, (i) => (i % 2 ? { tool: 'test', args: 'npm test', result: `${5 - i} failed` } : { tool: 'edit', args: `change ${i}`, result: 'ok' })));
+    expect(r.firstWarning).toBeNull();
+  });
+
+  it('flags a period-3 write/undo cycle at the end of its second period', () => {
+    const cycle = [
+      { tool: 'read', args: 's', result: '' },
+      { tool: 'write', args: 'X', result: '1' },
+      { tool: 'write', args: '', result: '0' },
+    ];
+    const r = feed([...cycle, ...cycle, ...cycle]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('cycle');
+  });
+
+  it('catches a paging sweep longer than half the window when it restarts', () => {
+    const sweep = times(20, (i) => ({ tool: 'read_page', args: `page ${i}`, result: `text ${i}` }));
+    const r = feed([...sweep, ...sweep]);
+    expect(r.levels.slice(0, 39).every((l) => l === undefined)).toBe(true);
+    expect(r.levels[39]).toBe('warning');
+    expect(r.detectors[39]).toBe('cycle');
+  });
+
+  it('does not call a block of identical calls a cycle', () => {
+    const r = feed(times(4, { tool: 'a', args: 'x', result: 'y' }), { thresholds: { 'no-progress': { warning: 10, critical: 0, break: 0 } } });
+    expect(r.firstWarning).toBeNull();
+  });
+
+  it('ignores cycles made only of failures (a retry across mirrors)', () => {
+    const r = feed(times(8, (i) => ({ tool: 'get', args: `mirror ${i % 2}`, result: '503', outcome: 'error' })));
+    expect(r.firstWarning).toBeNull();
+  });
+});
+
+describe('semantic-repeat', () => {
+  it('flags near-duplicate calls whose normalised arguments and results match', () => {
+    const r = feed(
+      times(4, (i) =>
+        i % 2 ? { tool: 'open', args: 'u', result: 'page' } : { tool: 'search', args: `cheap flights ${'cheap '.repeat(i)}`, norm: 'cheap flights', result: 'hit' },
+      ),
+    );
+    expect(r.levels[3]).toBe('warning');
+    expect(r.detectors[3]).toBe('semantic-repeat');
+  });
+});
+
+describe('repeat', () => {
+  it('flags a call made again and again between other steps, its results coming back', () => {
+    const calls = times(18, (i) => (i % 3 === 0 ? { tool: 'status', args: 's', result: i % 2 ? 'A' : 'B' } : { tool: 'work', args: `step ${i}`, result: `r${i}` }));
+    const r = feed(calls);
+    expect(r.detectors.filter(Boolean)).toContain('repeat');
+  });
+
+  it('does not flag a repeated call whose results keep changing (reading a growing log)', () => {
+    const calls = times(30, (i) => (i % 2 ? { tool: 'read_log', args: 'build.log', result: `lines ${i}` } : { tool: 'wait', args: `${i}`, result: 'ok' }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+});
+
+describe('empty-streak', () => {
+  it('flags one tool finding nothing with fresh arguments, other tools in between not breaking it', () => {
+    const calls = [
+      { tool: 'lookup', args: 'mail', result: 'C-77' },
+      ...times(6, (i) => ({ tool: 'query_order', args: `A-${i}`, result: 'not_found', outcome: 'empty' as const })),
+    ];
+    const r = feed(calls);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('empty-streak');
+  });
+
+  it('is reset by a call of the tool that finds something', () => {
+    const calls = times(12, (i) => ({ tool: 'grep', args: `f${i}`, result: i % 4 === 3 ? 'match' : '', outcome: i % 4 === 3 ? ('ok' as const) : ('empty' as const) }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+});
+
+describe('same-error', () => {
+  it('flags different attempts failing with the same error', () => {
+    const r = feed(times(4, (i) => ({ tool: 'shell', args: `cmd ${i}`, result: 'permission denied', outcome: 'error' as const })));
+    expect(r.levels[3]).toBe('warning');
+    expect(r.detectors[3]).toBe('same-error');
+  });
+
+  it('does not flag different failures', () => {
+    expect(feed(times(6, (i) => ({ tool: 'get', args: `u${i}`, result: `HTTP ${400 + i}`, outcome: 'error' as const }))).firstWarning).toBeNull();
+  });
+});
+
+describe('pending-resubmit', () => {
+  it('flags a job re-submitted while pending, answers identical once volatile ids are masked', () => {
+    const r = feed(times(3, { tool: 'submit', args: 'report', result: 'pending', outcome: 'pending' }));
+    expect(r.levels[2]).toBe('warning');
+    expect(r.detectors[2]).toBe('pending-resubmit');
+  });
+
+  it('does not flag a status poll whose progress moves', () => {
+    const r = feed(times(6, (i) => ({ tool: 'job_status', args: 'job-1', result: `${i * 15}%`, outcome: 'pending' as const })));
+    expect(r.firstWarning).toBeNull();
+  });
+});
+
+describe('budget', () => {
+  it('warns at 80 % of the tool-call fuse and breaks at the limit', () => {
+    const r = feed(times(10, (i) => ({ tool: 'download', args: `f${i}`, result: `saved ${i}` })), { maxToolCalls: 10 });
+    expect(r.levels.slice(6, 10)).toEqual([undefined, 'warning', 'warning', 'break']);
+    expect(r.detectors[9]).toBe('budget');
+  });
+
+  it('counts LLM tokens against maxTokens', () => {
+    const first = feed(times(1, { tool: 'a', args: '1', result: '1' }), { maxTokens: 1000 });
+    first.engine.addTokens('run', 1200);
+    const r = feed(times(1, { tool: 'a', args: '2', result: '2' }), {}, first.engine);
+    expect(r.levels[0]).toBe('break');
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { LoopEngine } from '../../../src/engine.js';
+import { hashText } from '../../../src/fingerprint/index.js';
+import { resolveDetectionOptions } from '../../../src/options.js';
+import { feed, times } from './feed.js';
+
+const entry = (tool: string, args: string, result: string) => {
+  const argsHash = hashText(args);
+  return { tool, argsHash, normArgsHash: argsHash, resultHash: hashText(result), outcome: 'ok' as const, blocked: false, startMs: 0, endMs: 0 };
+};
+
+describe('breaker arming', () => {
+  it('arms the exact continuation of a loop once its next call would be critical', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    for (let i = 0; i < 4; i++) engine.record('r', entry('search', 'q', 'none'));
+    const same = engine.precheck('r', 'search', hashText('q'), hashText('q'));
+    expect(same).toMatchObject({ action: 'block', level: 'critical' });
+    expect(same!.evidence).toMatchObject({ detector: 'no-progress', count: 5 });
+    // A different call breaks the pattern: it runs.
+    expect(engine.precheck('r', 'search', hashText('other'), hashText('other'))).toBeUndefined();
+    expect(engine.precheck('r', 'open', hashText('q'), hashText('q'))).toBeUndefined();
+  });
+
+  it('arms the next call of a cycle, not the one just made', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    const cycle = [entry('read', 's', ''), entry('write', 'X', '1'), entry('write', 'Y', '0')];
+    for (let i = 0; i < 8; i++) engine.record('r', cycle[i % 3]!);
+    // Next in the cycle is write Y (index 8 % 3 = 2).
+    expect(engine.precheck('r', 'write', hashText('Y'), hashText('Y'))?.action).toBe('block');
+    expect(engine.precheck('r', 'read', hashText('s'), hashText('s'))).toBeUndefined();
+  });
+
+  it('escalates to break when a blocked call is insisted on, and stays stopped', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    for (let i = 0; i < 4; i++) engine.record('r', entry('search', 'q', 'none'));
+    for (let i = 0; i < 3; i++) {
+      const pre = engine.precheck('r', 'search', hashText('q'), hashText('q'))!;
+      expect(pre.action).toBe('block');
+      engine.record('r', { ...entry('search', 'q', 'none'), resultHash: pre.armed!.next.resultHash, blocked: true });
+    }
+    expect(engine.precheck('r', 'search', hashText('q'), hashText('q'))?.action).toBe('break');
+    const d = engine.record('r', { ...entry('search', 'q', 'none'), blocked: true });
+    expect(d.level).toBe('break');
+    expect(engine.isStopped('r')?.reason).toBe('no-progress');
+    expect(engine.precheck('r', 'anything', hashText('z'), hashText('z'))).toMatchObject({ action: 'break', stop: { reason: 'no-progress' } });
+    expect(engine.verdict('r')).toMatchObject({ toolCalls: 8, level: 'break', stopped: true, stopReason: 'no-progress' });
+  });
+
+  it('resumes a run an override let go on', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    engine.stop('r', 'onLoop');
+    expect(engine.isStopped('r')).toBeDefined();
+    engine.resume('r');
+    expect(engine.precheck('r', 't', hashText('a'), hashText('a'))).toBeUndefined();
+  });
+});
+
+describe('throttling', () => {
+  it('repeats a warning only after the cooldown', () => {
+    const engine = new LoopEngine(resolveDetectionOptions({ thresholds: { 'no-progress': { warning: 3, critical: 0, break: 0 } }, warningCooldown: 3 }));
+    const notified = times(9, () => engine.record('r', entry('s', 'q', 'none')).notify);
+    expect(notified).toEqual([false, false, true, false, false, true, false, false, true]);
+  });
+});
+
+describe('bounded memory', () => {
+  it('evicts the least recently active run beyond the cap', () => {
+    const evicted: string[] = [];
+    const engine = new LoopEngine(resolveDetectionOptions({ maxRuns: 2 }));
+    engine.onEvict = (k) => evicted.push(k);
+    engine.record('a', entry('t', '1', '1'));
+    engine.record('b', entry('t', '1', '1'));
+    engine.record('a', entry('t', '2', '2'));
+    engine.record('c', entry('t', '1', '1'));
+    expect(evicted).toEqual(['b']);
+    expect(engine.activeRuns).toBe(2);
+    expect(engine.evictions).toBe(1);
+  });
+
+  it('forgets runs idle past the TTL', () => {
+    let now = 0;
+    const engine = new LoopEngine(resolveDetectionOptions({ runTtlMs: 1000 }), () => now);
+    engine.record('old', entry('t', '1', '1'));
+    now = 500;
+    engine.record('new', entry('t', '1', '1'));
+    now = 1200;
+    engine.sweep();
+    expect(engine.verdict('old')).toBeUndefined();
+    expect(engine.verdict('new')).toBeDefined();
+  });
+
+  it('keeps the window, not the run: a long run costs what a short one does', () => {
+    const engine = new LoopEngine(resolveDetectionOptions({ window: 8 }));
+    for (let i = 0; i < 1000; i++) engine.record('r', entry('t', `${i}`, `${i}`));
+    expect(engine.verdict('r')?.toolCalls).toBe(1000);
+    const history = (engine as unknown as { runs: Map<string, { history: { size: number } }> }).runs.get('r')!.history;
+    expect(history.size).toBe(8);
+  });
+});
+
+describe('per-tool options and disabled detectors', () => {
+  it('ignores a tool entirely', () => {
+    const r = feed(times(8, { tool: 'poll', args: 'x', result: 'same' }), { tools: { poll: { ignore: true } } });
+    expect(r.firstWarning).toBeNull();
+  });
+
+  it('applies per-tool thresholds', () => {
+    const r = feed(times(8, { tool: 'poll', args: 'x', result: 'same' }), { tools: { poll: { thresholds: { 'no-progress': { warning: 6, critical: 9, break: 12 } } } } });
+    expect(r.firstWarning).toBe(6);
+  });
+
+  it('switches detector families off', () => {
+    const r = feed(times(8, { tool: 'poll', args: 'x', result: 'same' }), { disable: ['no-progress'] });
+    expect(r.detectors.filter(Boolean).includes('no-progress')).toBe(false);
+  });
+
+  it('uses the preset thresholds', () => {
+    const calls = times(8, { tool: 'poll', args: 'x', result: 'same' });
+    expect(feed(calls, { preset: 'aggressive' }).firstWarning).toBe(2);
+    expect(feed(calls, { preset: 'balanced' }).firstWarning).toBe(3);
+    expect(feed(calls, { preset: 'conservative' }).firstWarning).toBe(4);
+  });
+});

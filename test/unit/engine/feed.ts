@@ -1,0 +1,38 @@
+import { LoopEngine } from '../../../src/engine.js';
+import { hashText } from '../../../src/fingerprint/index.js';
+import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
+import type { Outcome } from '../../../src/types.js';
+
+/** A call as tests write it: arguments and results are short strings standing for their JSON. */
+export interface Call {
+  tool: string;
+  args?: string;
+  norm?: string;
+  result?: string;
+  outcome?: Outcome;
+}
+
+/** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
+export function feed(calls: Call[], options: DetectionOptions = {}, engine = new LoopEngine(resolveDetectionOptions(options))) {
+  const levels: Array<string | undefined> = [];
+  const detectors: Array<string | undefined> = [];
+  for (const c of calls) {
+    const argsHash = hashText(`${c.tool}|${c.args ?? ''}`);
+    const d = engine.record('run', {
+      tool: c.tool,
+      argsHash,
+      normArgsHash: c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`),
+      resultHash: hashText(c.result ?? ''),
+      outcome: c.outcome ?? 'ok',
+      blocked: false,
+      startMs: 0,
+      endMs: 0,
+    });
+    levels.push(d.level);
+    detectors.push(d.evidence[0]?.detector);
+  }
+  return { levels, detectors, engine, firstWarning: levels.findIndex((l) => l !== undefined) + 1 || null };
+}
+
+export const times = (n: number, call: Call | ((i: number) => Call)): Call[] =>
+  Array.from({ length: n }, (_, i) => (typeof call === 'function' ? call(i) : call));

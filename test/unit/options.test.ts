@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { LoopGuardConfigError, resolveDetectionOptions } from '../../src/options.js';
+import { PRESETS } from '../../src/config.js';
+
+function rejects(input: unknown, option: string, mention: RegExp): void {
+  let error: unknown;
+  try {
+    resolveDetectionOptions(input as never);
+  } catch (err) {
+    error = err;
+  }
+  expect(error).toBeInstanceOf(LoopGuardConfigError);
+  expect((error as LoopGuardConfigError).option).toBe(option);
+  expect((error as LoopGuardConfigError).code).toBe('LOOPGUARD_INVALID_OPTION');
+  expect((error as Error).message).toMatch(mention);
+}
+
+describe('detection options', () => {
+  it('fills in every documented default', () => {
+    const o = resolveDetectionOptions();
+    expect(o).toMatchObject({ preset: 'balanced', window: 30, maxToolCalls: 250, maxRunMs: 0, maxTokens: 0, warningCooldown: 5, maxRuns: 10_000, runTtlMs: 1_800_000 });
+    expect(o.thresholds).toEqual(PRESETS.balanced);
+  });
+
+  it('merges partial threshold overrides onto the preset', () => {
+    const o = resolveDetectionOptions({ preset: 'conservative', thresholds: { 'no-progress': { warning: 5 } } });
+    expect(o.thresholds['no-progress']).toEqual({ ...PRESETS.conservative['no-progress'], warning: 5 });
+  });
+
+  it('names the option and the accepted values when it rejects one', () => {
+    rejects({ preset: 'fast' }, 'preset', /conservative, balanced, aggressive/);
+    rejects({ window: 2 }, 'window', /integer from 4 to 256/);
+    rejects({ windw: 30 }, 'windw', /known options/);
+    rejects({ thresholds: { 'no-progress': { warning: -1 } } }, 'thresholds.no-progress.warning', /integer/);
+    rejects({ thresholds: { 'no-progress': { warning: 9, critical: 5 } } }, 'thresholds.no-progress', /warning <= critical <= break/);
+    rejects({ thresholds: { loops: {} } }, 'thresholds.loops', /known options/);
+    rejects({ disable: ['nope'] }, 'disable', /no-progress/);
+    rejects({ tools: { t: { ignore: 'yes' } } }, 'tools.t.ignore', /boolean/);
+    rejects({ tools: { t: { ignoreArgs: 'id' } } }, 'tools.t.ignoreArgs', /array of strings/);
+    rejects({ runKeyAttribute: '' }, 'runKeyAttribute', /non-empty/);
+    rejects('balanced', 'detection', /an object/);
+  });
+});
