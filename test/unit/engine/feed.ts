@@ -34,5 +34,6 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
   return { levels, detectors, engine, firstWarning: levels.findIndex((l) => l !== undefined) + 1 || null };
 }
 
-export const times = (n: number, call: Call | ((i: number) => Call)): Call[] =>
-  Array.from({ length: n }, (_, i) => (typeof call === 'function' ? call(i) : call));
+export function times<T>(n: number, item: T | ((i: number) => T)): T[] {
+  return Array.from({ length: n }, (_, i) => (typeof item === 'function' ? (item as (i: number) => T)(i) : item));
+}
