@@ -1,0 +1,85 @@
+/**
+ * Fingerprints of tool calls (DESIGN §2): what the history stores for each
+ * call so detectors can compare calls and results without keeping them.
+ * docs/fingerprints.md is the reference for every rule here.
+ */
+import type { Outcome } from '../types.js';
+import { canonicalize, effectiveMaxBytes, hashValue } from './canonical.js';
+import { hashText } from './hash.js';
+import { normalizeArgs } from './normalize.js';
+import { keySet, type FingerprintOptions } from './options.js';
+import { parseMaybeJson } from './outcome.js';
+import { maskErrorMessage, maskVolatile, volatileKeySet } from './volatile.js';
+
+export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
+export { hashText } from './hash.js';
+export { normalizeText } from './normalize.js';
+export { classifyResult, parseMaybeJson } from './outcome.js';
+export {
+  VOLATILE_KEYS,
+  VOLATILE_KEY_SUFFIXES,
+  DURATION_KEYS,
+  MINTED_KEYS,
+  MINTED_KEY_SUFFIXES,
+  VOLATILE_MARKER,
+  maskVolatileText,
+  maskErrorMessage,
+} from './volatile.js';
+export { validateFingerprintOptions, type FingerprintOptions } from './options.js';
+export type { Outcome };
+
+export interface ArgsFingerprint {
+  /** 16 hex: SHA-256 of the canonical text of the arguments. */
+  argsHash: string;
+  /** 16 hex: the same over the normalised arguments; the very same string as argsHash when normalisation changes nothing. */
+  normArgsHash: string;
+}
+
+/** A top-level string holding a JSON object/array stands for that JSON (span attributes carry arguments and results as text). */
+function asJsonValue(value: unknown, maxBytes: number): unknown {
+  return typeof value === 'string' && value.length <= maxBytes ? parseMaybeJson(value) : value;
+}
+
+/** Hashes of a call's arguments: raw (argsHash) and conservatively normalised (normArgsHash). Never throws. */
+export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsFingerprint {
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  const value = asJsonValue(args, maxBytes);
+  const text = canonicalize(value, maxBytes);
+  const argsHash = hashText(text);
+  const norm = normalizeArgs(value, keySet(opts?.ignoreArgs));
+  if (norm === value) return { argsHash, normArgsHash: argsHash };
+  const normText = canonicalize(norm, maxBytes);
+  return { argsHash, normArgsHash: normText === text ? argsHash : hashText(normText) };
+}
+
+/** Hash of a call's result with volatile fields masked (see VOLATILE_KEYS, maskVolatileText). Never throws. */
+export function resultHash(result: unknown, opts?: FingerprintOptions): string {
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  const value = asJsonValue(result, maxBytes);
+  const masked = maskVolatile(value, {
+    defaults: opts?.maskVolatile !== false,
+    extra: volatileKeySet(opts?.volatileKeys),
+  });
+  return hashValue(masked, maxBytes);
+}
+
+/** Error messages longer than this are masked in their head only (bounds the regex work). */
+const MASKED_MESSAGE_CHARS = 65_536;
+
+/**
+ * Hash of a failure: canonical text of {"$lg:failure": [errorType, message]}
+ * with both trimmed, volatile parts of the message masked (maskErrorMessage),
+ * and an absent part as null. Never throws.
+ */
+export function errorHash(errorType: string | undefined, message: string | undefined): string {
+  const type = typeof errorType === 'string' ? errorType.trim() : null;
+  let text: string | null = null;
+  if (typeof message === 'string') {
+    const m = message.trim();
+    text =
+      m.length > MASKED_MESSAGE_CHARS
+        ? maskErrorMessage(m.slice(0, MASKED_MESSAGE_CHARS)) + m.slice(MASKED_MESSAGE_CHARS)
+        : maskErrorMessage(m);
+  }
+  return hashValue({ '$lg:failure': [type, text] });
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  errorHash,
+  hashValue,
+  maskErrorMessage,
+  maskVolatileText,
+  resultHash,
+  VOLATILE_KEYS,
+  VOLATILE_MARKER,
+} from '../../../src/fingerprint/index.js';
+
+describe('resultHash masks volatile fields', () => {
+  const same: [string, unknown, unknown][] = [
+    [
+      'a fresh job id on a re-submitted job',
+      { status: 'pending', job_id: 'job-701', eta_s: 300 },
+      { status: 'pending', job_id: 'job-702', eta_s: 300 },
+    ],
+    ['a fresh message id (camelCase)', { MessageId: 'm-1', MD5OfMessageBody: 'abc' }, { MessageId: 'm-2', MD5OfMessageBody: 'abc' }],
+    ['a bare id at top level', { id: 17, ok: true }, { id: 18, ok: true }],
+    ['mongo _id', { _id: 'a1', n: 1 }, { _id: 'b2', n: 1 }],
+    [
+      'receipt handles of re-received messages, even inside arrays',
+      { Messages: [{ MessageId: 'm-1', ReceiptHandle: 'AQEB-1', Body: 'hi' }] },
+      { Messages: [{ MessageId: 'm-1', ReceiptHandle: 'AQEB-2', Body: 'hi' }] },
+    ],
+    ['timestamps', { ok: true, timestamp: 1764464567 }, { ok: true, timestamp: 1764464999 }],
+    ['ts / time / date', { ts: 1, time: '10:00', date: 'Mon', v: 1 }, { ts: 2, time: '10:01', date: 'Tue', v: 1 }],
+    ['*_at and *At', { created_at: '2026-01-01', updatedAt: 'x', v: 1 }, { created_at: '2026-01-02', updatedAt: 'y', v: 1 }],
+    ['durations with units', { duration_ms: 12, tookMs: 3, elapsed: 1.5, latency_seconds: 2, v: 1 }, { duration_ms: 99, tookMs: 4, elapsed: 2.5, latency_seconds: 3, v: 1 }],
+    ['pids', { pid: 4411, started: true }, { pid: 5123, started: true }],
+    ['request ids, etags, nonces', { request_id: 'r1', ETag: '"abc"', 'x-request-id': 'q', nonce: 5, v: 1 }, { request_id: 'r2', ETag: '"def"', 'x-request-id': 'w', nonce: 6, v: 1 }],
+    [
+      'ISO timestamps inside text',
+      { log: 'started at 2026-11-30T01:02:03.123Z, done' },
+      { log: 'started at 2026-11-30T09:59:00.000+02:00, done' },
+    ],
+    ['UUIDs inside text', { out: 'created 123e4567-e89b-12d3-a456-426614174000' }, { out: 'created 9F1B2C3D-0000-4000-8000-00000000ABCD' }],
+    ['mktemp directories', { out: 'wrote /tmp/tmp.Ab12Cd34Ef/report.txt' }, { out: 'wrote /tmp/tmp.Zz98Yy76Xx/report.txt' }],
+    ['python tempfile directories', { out: 'cd /tmp/tmpa1b2_c3d && make' }, { out: 'cd /tmp/tmpzz9y8x7w && make' }],
+    ['pytest directories', { out: '/tmp/pytest-of-ci/pytest-12/test_a0/x' }, { out: '/tmp/pytest-of-ci/pytest-13/test_a0/x' }],
+    ['macOS per-user temp', { out: '/var/folders/x1/abc_def/T/tmpAb12/out' }, { out: '/var/folders/x1/abc_def/T/tmpZz99/out' }],
+    ['a plain-text result with a timestamp', 'Sent at 2026-11-30 10:00:01', 'Sent at 2026-11-30 10:05:59'],
+    ['JSON text results are masked like the JSON', '{"job_id": "job-1", "status": "pending"}', { status: 'pending', job_id: 'job-2' }],
+  ];
+  it.each(same)('same hash: %s', (_name, a, b) => {
+    expect(resultHash(a)).toBe(resultHash(b));
+  });
+
+  const different: [string, unknown, unknown][] = [
+    ['a different real field next to a fresh id', { status: 'pending', job_id: 'job-701' }, { status: 'done', job_id: 'job-702' }],
+    ['different content', { content: 'a' }, { content: 'b' }],
+    ['listed entities keep their ids', { orders: [{ id: 'A-1' }, { id: 'A-2' }] }, { orders: [{ id: 'B-1' }, { id: 'B-2' }] }],
+    ['listed entities keep created_at', { items: [{ created_at: '1' }] }, { items: [{ created_at: '2' }] }],
+    ['a bare date is data, not a timestamp', { due: 'due 2026-11-30' }, { due: 'due 2026-12-01' }],
+    ['look-alike keys are data', { paid: 1, valid: true, format: 'a', counts: 1 }, { paid: 2, valid: true, format: 'a', counts: 1 }],
+    ['an absent id versus a present one', { job_id: null }, { job_id: 'job-1' }],
+    ['objects under volatile keys are data (a receipt object)', { receipt: { total: 10 } }, { receipt: { total: 12 } }],
+    ['a /tmp path that is not a per-run directory', { out: '/tmp/build/a' }, { out: '/tmp/build/b' }],
+  ];
+  it.each(different)('different hash: %s', (_name, a, b) => {
+    expect(resultHash(a)).not.toBe(resultHash(b));
+  });
+
+  it('masking keeps the key and puts a fixed marker in its place', () => {
+    expect(resultHash({ job_id: 'job-9', status: 'pending' })).toBe(hashValue({ job_id: VOLATILE_MARKER, status: 'pending' }));
+    expect(resultHash({ job_id: 'job-9', status: 'pending' })).not.toBe(hashValue({ status: 'pending' }));
+  });
+
+  it('returns the plain hash when nothing is volatile, and never mutates the result', () => {
+    const r = { hits: [{ url: 'https://x/y', title: 'T' }], total: 1 };
+    expect(resultHash(r)).toBe(hashValue(r));
+    const withId = { id: 'x', nested: { id: 'y' } };
+    resultHash(withId);
+    expect(withId).toEqual({ id: 'x', nested: { id: 'y' } });
+  });
+
+  it('volatileKeys adds keys at any depth, in any spelling; maskVolatile: false disables the defaults', () => {
+    const opts = { volatileKeys: ['session_token'] };
+    expect(resultHash({ rows: [{ sessionToken: 'a', v: 1 }] }, opts)).toBe(resultHash({ rows: [{ sessionToken: 'b', v: 1 }] }, opts));
+    expect(resultHash({ sessionToken: 'a' })).not.toBe(resultHash({ sessionToken: 'b' }));
+    const off = { maskVolatile: false };
+    expect(resultHash({ job_id: '1' }, off)).not.toBe(resultHash({ job_id: '2' }, off));
+    expect(resultHash({ log: '2026-11-30T01:02:03Z' }, off)).not.toBe(resultHash({ log: '2026-11-30T01:02:04Z' }, off));
+    expect(resultHash({ job_id: '1', t: 'a' }, { maskVolatile: false, volatileKeys: ['t'] })).toBe(resultHash({ job_id: '1', t: 'b' }, { maskVolatile: false, volatileKeys: ['t'] }));
+  });
+
+  it('the key list is a documented constant', () => {
+    expect(VOLATILE_KEYS).toEqual(expect.arrayContaining(['uuid', 'request_id', 'receipt', 'receipt_handle', 'etag', 'timestamp', 'ts', 'time', 'date', 'duration', 'elapsed', 'took', 'latency', 'pid']));
+    expect(Object.isFrozen(VOLATILE_KEYS)).toBe(true);
+  });
+
+  it('cyclic and hostile results hash without throwing', () => {
+    const r: Record<string, unknown> = { job_id: 'x' };
+    r.self = r;
+    expect(resultHash(r)).toMatch(/^[0-9a-f]{16}$/);
+    const hostile = Object.defineProperty({}, 'x', {
+      enumerable: true,
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(resultHash(hostile)).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('maskVolatileText', () => {
+  it.each([
+    ['at 2026-11-30T01:02:03Z', 'at <timestamp>'],
+    ['at 2026-11-30 01:02', 'at <timestamp>'],
+    ['at 2026-11-30T01:02:03,5+0530.', 'at <timestamp>.'],
+    ['id 123e4567-e89b-12d3-a456-426614174000 ok', 'id <uuid> ok'],
+    ['/tmp/tmp.AbCdEf1234/x and /private/tmp/tmpq1w2e3r4', '<tmpdir>/x and <tmpdir>'],
+    ['on 2026-11-30 only', 'on 2026-11-30 only'],
+    ['short', 'short'],
+  ])('%s', (input, expected) => {
+    expect(maskVolatileText(input)).toBe(expected);
+  });
+});
+
+describe('errorHash', () => {
+  it('masks volatile parts of messages', () => {
+    expect(errorHash('TimeoutError', 'timed out after 30s (pid 4412) at 2026-11-30T01:02:03Z')).toBe(
+      errorHash('TimeoutError', 'timed out after 12.5s (pid 98) at 2026-11-30T07:00:00Z'),
+    );
+    expect(errorHash('Error', 'object 1a2b3c4d5e6f7a8b9c0d not found')).toBe(errorHash('Error', 'object 9f8e7d6c5b4a39281706 not found'));
+    expect(errorHash('Error', 'request 123e4567-e89b-12d3-a456-426614174000 failed')).toBe(errorHash('Error', 'request 00000000-0000-4000-8000-000000000000 failed'));
+    expect(errorHash('Error', ' permission denied ')).toBe(errorHash('Error', 'permission denied'));
+  });
+
+  it('keeps what tells failures apart', () => {
+    expect(errorHash('HTTPError', 'HTTP 429 Too Many Requests')).not.toBe(errorHash('HTTPError', 'HTTP 503 Service Unavailable'));
+    expect(errorHash('SyntaxError', 'line 3')).not.toBe(errorHash('SyntaxError', 'line 4'));
+    expect(errorHash('ENOENT', 'no such file a.txt')).not.toBe(errorHash('ENOENT', 'no such file b.txt'));
+    expect(errorHash('TypeError', 'x')).not.toBe(errorHash('RangeError', 'x'));
+    expect(errorHash(undefined, 'x')).not.toBe(errorHash('x', undefined));
+    expect(errorHash('Error', 'connect ECONNREFUSED 127.0.0.1:5432')).not.toBe(errorHash('Error', 'connect ECONNREFUSED 127.0.0.1:6379'));
+  });
+
+  it('is not the hash of an ordinary result', () => {
+    expect(errorHash('TypeError', 'x')).not.toBe(hashValue(['TypeError', 'x']));
+    expect(errorHash(undefined, undefined)).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('maskErrorMessage', () => {
+    expect(maskErrorMessage('took 1500ms, then 2 seconds; pid=77; 0xdeadbeef')).toBe('took <duration>, then <duration>; pid=<pid>; <hex>');
+    expect(maskErrorMessage('5 secrets in 10 users')).toBe('5 secrets in 10 users');
+  });
+
+  it('bounded on huge messages', () => {
+    const huge = 'failed at 2026-11-30T01:02:03Z '.repeat(400_000);
+    expect(errorHash('E', huge)).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
