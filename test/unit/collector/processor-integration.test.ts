@@ -1,0 +1,120 @@
+import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCollector } from '../../../src/collector/index.js';
+import type { RunningCollector } from '../../../src/collector/index.js';
+import type { OtlpSpan } from '../../../src/collector/otlp-model.js';
+import { attr, spansOf, startUpstream, waitFor } from './helpers.js';
+import type { Upstream } from './helpers.js';
+
+/**
+ * The real LoopGuardSpanProcessor behind the collector, fed by a real
+ * OpenTelemetry SDK agent exporting with the real OTLP/HTTP exporter.
+ */
+let upstream: Upstream;
+let collector: RunningCollector;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  collector = await startCollector(
+    { listen: { host: '127.0.0.1', port: 0 }, forward: { endpoint: upstream.url }, batch: { intervalMs: 0 } },
+    { log: () => {} },
+  );
+});
+afterAll(async () => {
+  await collector.close();
+  await upstream.close();
+});
+
+/** An agent run: an invoke_agent root and one execute_tool span per call, each exported as it ends. */
+async function runAgent(exporter: SpanExporter, conversationId: string, calls: { args: unknown; result: unknown }[]): Promise<void> {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'python-like-agent' }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  const tracer = provider.getTracer('agent');
+  const root = tracer.startSpan('invoke_agent support', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': conversationId } });
+  const ctx = trace.setSpan(ROOT_CONTEXT, root);
+  for (const call of calls) {
+    const span = tracer.startSpan(
+      'execute_tool search',
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'search',
+          'gen_ai.conversation.id': conversationId,
+          'gen_ai.tool.call.arguments': JSON.stringify(call.args),
+        },
+      },
+      ctx,
+    );
+    span.setAttribute('gen_ai.tool.call.result', JSON.stringify(call.result));
+    span.end();
+  }
+  root.end();
+  // No shutdown: it would clear an InMemorySpanExporter before the test reads it.
+  await provider.forceFlush();
+}
+
+const forwardedFor = (conversationId: string): OtlpSpan[] =>
+  spansOf(upstream.accepted).filter((s) => attr(s, 'gen_ai.conversation.id') === conversationId);
+
+describe('collector with the real LoopGuardSpanProcessor', () => {
+  it('detects a looping agent, annotates the forwarded spans and serves its verdict', async () => {
+    const looping = Array.from({ length: 12 }, () => ({ args: { q: 'refund policy' }, result: { hits: [] as string[] } }));
+    await runAgent(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }), 'conv-loop', looping);
+    await waitFor(() => forwardedFor('conv-loop').length === 13, 10_000, 'all 13 spans forwarded');
+
+    const spans = forwardedFor('conv-loop');
+    const tools = spans.filter((s) => s.name === 'execute_tool search');
+    expect(tools.map((s) => attr(s, 'loopguard.step'))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(new Set(tools.map((s) => attr(s, 'loopguard.args.hash'))).size).toBe(1);
+    expect(tools.every((s) => /^[0-9a-f]{16}$/.test(String(attr(s, 'loopguard.args.hash'))))).toBe(true);
+    const flagged = tools.filter((s) => attr(s, 'loopguard.level') !== undefined);
+    expect(flagged.length).toBeGreaterThan(0);
+    const events = tools.flatMap((s) => s.events ?? []).filter((e) => e.name === 'loopguard.loop_detected');
+    expect(events.length).toBeGreaterThan(0);
+    const event = events[0]!;
+    const eventAttrs = Object.fromEntries((event.attributes ?? []).map((kv) => [kv.key, kv.value?.stringValue ?? kv.value?.intValue]));
+    expect(Object.keys(eventAttrs)).toEqual(expect.arrayContaining(['loopguard.detector', 'loopguard.level', 'loopguard.count', 'loopguard.action']));
+    // The event lies within its span, not at the time the collector saw it.
+    const span = tools.find((s) => s.events?.includes(event))!;
+    expect(BigInt(event.timeUnixNano!)).toBe(BigInt(span.endTimeUnixNano!));
+
+    const root = spans.find((s) => s.name === 'invoke_agent support')!;
+    expect(attr(root, 'loopguard.run.tool_calls')).toBe(12);
+    expect(Number(attr(root, 'loopguard.run.detections'))).toBeGreaterThan(0);
+
+    const res = await fetch(`${collector.url}/v1/runs/conv-loop`);
+    expect(res.status).toBe(200);
+    const verdict = (await res.json()) as Record<string, unknown>;
+    expect(verdict).toMatchObject({ runKey: 'conv-loop', toolCalls: 12 });
+    expect(verdict.level).not.toBeNull();
+
+    const metrics = await (await fetch(`${collector.url}/metrics`)).text();
+    expect(metrics).toContain('loopguard_tool_calls_total{gen_ai_tool_name="search",outcome="empty"} 12\n');
+    expect(metrics).toMatch(/^loopguard_detections_total\{detector="[a-z-]+",level="(warning|critical|break)",gen_ai_tool_name="search"\} \d+$/m);
+    expect(metrics).toMatch(/^# TYPE loopguard_runs_active gauge$/m);
+    expect(metrics).toContain('loopguard_collector_spans_received_total 13\n');
+  });
+
+  it('leaves a run that makes progress alone (protobuf this time)', async () => {
+    const memory = new InMemorySpanExporter();
+    const calls = Array.from({ length: 12 }, (_, i) => ({ args: { q: `topic ${i}` }, result: { hits: [`doc-${i}`] } }));
+    await runAgent(memory, 'conv-ok', calls);
+    const body = ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+    const res = await fetch(`${collector.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } });
+    expect(res.status).toBe(200);
+    await waitFor(() => forwardedFor('conv-ok').length === 13);
+    const tools = forwardedFor('conv-ok').filter((s) => s.name === 'execute_tool search');
+    expect(tools.map((s) => attr(s, 'loopguard.step'))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(tools.filter((s) => attr(s, 'loopguard.level') !== undefined)).toEqual([]);
+    const verdict = (await (await fetch(`${collector.url}/v1/runs/conv-ok`)).json()) as Record<string, unknown>;
+    expect(verdict).toMatchObject({ runKey: 'conv-ok', toolCalls: 12, level: null, stopped: false, detections: 0 });
+  });
+});
