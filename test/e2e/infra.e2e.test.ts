@@ -76,7 +76,7 @@ describe('Jaeger v2 with collector-config/jaeger/config.yaml', () => {
   it('stores a span sent by the OTLP/HTTP exporter and finds it by service and tag', async () => {
     const serviceName = `infra-jaeger-${randomUUID().slice(0, 8)}`;
     const otlp = createOtlpTracer(jaeger.otlpHttpUrl, serviceName);
-    const traceId = emitAnnotatedToolSpan(otlp.tracer, 'break', 'no_progress');
+    const traceId = emitAnnotatedToolSpan(otlp.tracer, 'break', 'no-progress');
     await otlp.flush();
     await otlp.shutdown();
 
@@ -87,7 +87,7 @@ describe('Jaeger v2 with collector-config/jaeger/config.yaml', () => {
     expect(span.operationName).toBe('execute_tool search');
     expect(jaegerTag(span, 'gen_ai.tool.name')).toBe('search');
     expect(jaegerEvents(span, 'loopguard.loop_detected')).toEqual([
-      expect.objectContaining({ 'loopguard.detector': 'no_progress', 'loopguard.level': 'break', 'loopguard.count': 4 }),
+      expect.objectContaining({ 'loopguard.detector': 'no-progress', 'loopguard.level': 'break', 'loopguard.count': 4 }),
     ]);
     expect(trace!.processes[span.processID]?.serviceName).toBe(serviceName);
 

@@ -4,8 +4,7 @@
  * evaluation intervals, the given rule files, and file_sd target files that
  * point at the services the test started on 127.0.0.1.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -53,37 +52,42 @@ export async function startPrometheus(
   const config = parse(readFileSync(configPath, 'utf8')) as PrometheusConfig;
   if (config === null || typeof config !== 'object') throw new Error(`startPrometheus: ${configPath} is not a YAML mapping`);
   const workDir = mkdtempSync(join(tmpdir(), 'loopguard-e2e-prometheus-'));
+  let configFile: string;
+  try {
+    config.global = {
+      ...config.global,
+      scrape_interval: options.scrapeInterval ?? '1s',
+      evaluation_interval: options.evaluationInterval ?? '1s',
+    };
+    config.rule_files = (typeof rulesPath === 'string' ? [rulesPath] : [...rulesPath]).map((path) => resolve(path));
 
-  config.global = {
-    ...config.global,
-    scrape_interval: options.scrapeInterval ?? '1s',
-    evaluation_interval: options.evaluationInterval ?? '1s',
-  };
-  config.rule_files = (typeof rulesPath === 'string' ? [rulesPath] : [...rulesPath]).map((path) => resolve(path));
-
-  const jobs = new Map((config.scrape_configs ?? []).map((scrape) => [scrape.job_name, scrape]));
-  for (const job of Object.keys(options.targets ?? {})) {
-    if (!jobs.has(job)) {
-      throw new Error(`startPrometheus: options.targets has job '${job}', but ${configPath} defines only: ${[...jobs.keys()].join(', ')}`);
-    }
-  }
-  for (const [job, scrape] of jobs) {
-    const targets = options.targets?.[job] ?? [];
-    if (scrape.file_sd_configs === undefined) {
-      if (targets.length > 0) throw new Error(`startPrometheus: job '${job}' has no file_sd_configs, its targets cannot be set`);
-      continue;
-    }
-    // Target files stay relative to the config, as in the committed file.
-    for (const sd of scrape.file_sd_configs) {
-      for (const file of sd.files) {
-        const path = join(workDir, file);
-        mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(path, JSON.stringify(targets.length > 0 ? [{ targets, labels: { deployment: 'e2e' } }] : []));
+    const jobs = new Map((config.scrape_configs ?? []).map((scrape) => [scrape.job_name, scrape]));
+    for (const job of Object.keys(options.targets ?? {})) {
+      if (!jobs.has(job)) {
+        throw new Error(`startPrometheus: options.targets has job '${job}', but ${configPath} defines only: ${[...jobs.keys()].join(', ')}`);
       }
     }
+    for (const [job, scrape] of jobs) {
+      const targets = options.targets?.[job] ?? [];
+      if (scrape.file_sd_configs === undefined) {
+        if (targets.length > 0) throw new Error(`startPrometheus: job '${job}' has no file_sd_configs, its targets cannot be set`);
+        continue;
+      }
+      // Target files stay relative to the config, as in the committed file.
+      for (const sd of scrape.file_sd_configs) {
+        for (const file of sd.files) {
+          const path = join(workDir, file);
+          mkdirSync(dirname(path), { recursive: true });
+          writeFileSync(path, JSON.stringify(targets.length > 0 ? [{ targets, labels: { deployment: 'e2e' } }] : []));
+        }
+      }
+    }
+    configFile = join(workDir, 'prometheus.yml');
+    writeFileSync(configFile, stringify(config));
+  } catch (error) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
   }
-  const configFile = join(workDir, 'prometheus.yml');
-  writeFileSync(configFile, stringify(config));
 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -97,6 +101,7 @@ export async function startPrometheus(
       '--storage.tsdb.retention.time=1h',
     ],
     workDir,
+    removeWorkDirOnStop: true,
     isReady: () => httpOk(`${url}/-/ready`),
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
   });

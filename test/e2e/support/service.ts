@@ -22,6 +22,8 @@ export interface StartServiceOptions {
   pollMs?: number;
   /** Use this dir instead of a fresh temp dir (it must exist). */
   workDir?: string;
+  /** Remove the work dir on stop (unless LOOPGUARD_E2E_KEEP=1); default: only a dir this function created. */
+  removeWorkDirOnStop?: boolean;
   cwd?: string;
 }
 
@@ -124,7 +126,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
             await exited;
           }
         }
-        if (process.env.LOOPGUARD_E2E_KEEP !== '1' && options.workDir === undefined) {
+        if (process.env.LOOPGUARD_E2E_KEEP !== '1' && (options.removeWorkDirOnStop ?? options.workDir === undefined)) {
           rmSync(workDir, { recursive: true, force: true });
         }
       })();
