@@ -76,6 +76,8 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
 
 const SECTIONS = new Set(['listen', 'queue', 'batch', 'forward', 'forward.retry', 'auth', 'shutdown']);
 const DETECTION_ENV = `${ENV}DETECTION`;
+/** `host:port` in one variable; LOOPGUARD_COLLECTOR_HOST / _PORT override its parts. */
+const LISTEN_ENV = `${ENV}LISTEN`;
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -141,13 +143,17 @@ function checkValue(spec: FieldSpec, raw: unknown, where: string, problems: stri
       return raw === '' ? undefined : raw;
     case 'url': {
       if (typeof raw !== 'string') return bad('an http:// or https:// URL');
+      let url: URL;
       try {
-        const url = new URL(raw);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('an http:// or https:// URL');
+        url = new URL(raw);
       } catch {
         return bad('an http:// or https:// URL');
       }
-      return raw;
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return bad('an http:// or https:// URL');
+      // A bare base URL (no path) means the standard OTLP/HTTP traces path on it.
+      if (url.pathname !== '/') return raw;
+      url.pathname = '/v1/traces';
+      return url.toString();
     }
     case 'enum':
       if (typeof raw !== 'string' || !t.values.includes(raw)) return bad(`one of ${t.values.join(', ')}`);
@@ -284,6 +290,13 @@ export function loadCollectorConfig(path?: string, env: NodeJS.ProcessEnv = proc
     if (v === undefined) continue;
     const current = getPath(input, 'forward.headers');
     overlay('forward.headers', name, { ...(isPlainObject(current) ? current : {}), ...parseHeaderList(v, name) });
+  }
+  const listen = fromEnv(LISTEN_ENV);
+  if (listen !== undefined) {
+    const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
+    if (!match) throw new CollectorConfigError([`${LISTEN_ENV}: expected host:port (e.g. 0.0.0.0:4319 or [::]:4319), got ${JSON.stringify(listen)}`]);
+    overlay('listen.host', LISTEN_ENV, match[1] ?? (match[2] || '0.0.0.0'));
+    overlay('listen.port', LISTEN_ENV, match[3]);
   }
   for (const f of COLLECTOR_CONFIG_FIELDS) {
     const v = f.env ? fromEnv(f.env) : undefined;

@@ -130,6 +130,21 @@ detection:
     ]);
   });
 
+  it('takes a bare base URL as the forward endpoint, and host:port in LOOPGUARD_COLLECTOR_LISTEN', () => {
+    const config = loadCollectorConfig(undefined, { LOOPGUARD_COLLECTOR_LISTEN: '0.0.0.0:4319', LOOPGUARD_COLLECTOR_FORWARD_ENDPOINT: 'http://otelcol:4320' });
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 4319 });
+    expect(config.forward.endpoint).toBe('http://otelcol:4320/v1/traces');
+    expect(resolveCollectorConfig({ forward: { endpoint: 'https://tempo/' } }).forward.endpoint).toBe('https://tempo/v1/traces');
+    expect(resolveCollectorConfig({ forward: { endpoint: 'https://tempo/otlp/v1/traces' } }).forward.endpoint).toBe('https://tempo/otlp/v1/traces');
+    expect(loadCollectorConfig(undefined, { LOOPGUARD_COLLECTOR_LISTEN: '[::1]:9', LOOPGUARD_COLLECTOR_PORT: '10' }).listen).toEqual({ host: '::1', port: 10 });
+    expect(problemsOf(() => loadCollectorConfig(undefined, { LOOPGUARD_COLLECTOR_LISTEN: '4319' }))).toEqual([
+      'LOOPGUARD_COLLECTOR_LISTEN: expected host:port (e.g. 0.0.0.0:4319 or [::]:4319), got "4319"',
+    ]);
+    expect(problemsOf(() => loadCollectorConfig(undefined, { LOOPGUARD_COLLECTOR_LISTEN: 'h:99999' }))).toEqual([
+      'listen.port (from LOOPGUARD_COLLECTOR_LISTEN): expected an integer from 0 to 65535, got "99999"',
+    ]);
+  });
+
   it('accepts an empty file', () => {
     expect(loadCollectorConfig(yamlFile(''), {})).toEqual(DEFAULTS);
   });

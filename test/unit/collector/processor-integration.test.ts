@@ -118,3 +118,25 @@ describe('collector with the real LoopGuardSpanProcessor', () => {
     expect(verdict).toMatchObject({ runKey: 'conv-ok', toolCalls: 12, level: null, stopped: false, detections: 0 });
   });
 });
+
+describe('memory bounds from the detection options', () => {
+  it('passes maxRuns to the engine and counts its evictions', async () => {
+    const bounded = await startCollector({ listen: { host: '127.0.0.1', port: 0 }, detection: { maxRuns: 2 } }, { log: () => {} });
+    try {
+      for (const conversation of ['a', 'b', 'c', 'd']) {
+        const memory = new InMemorySpanExporter();
+        await runAgent(memory, `conv-${conversation}`, [{ args: { q: conversation }, result: { ok: true } }]);
+        const body = ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+        const res = await fetch(`${bounded.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } });
+        expect(res.status).toBe(200);
+      }
+      const metrics = await (await fetch(`${bounded.url}/metrics`)).text();
+      expect(metrics).toContain('# TYPE loopguard_collector_runs_evicted_total counter\nloopguard_collector_runs_evicted_total 2\n');
+      expect(metrics).toContain('loopguard_runs_active 2\n');
+      expect((await fetch(`${bounded.url}/v1/runs/conv-a`)).status).toBe(404);
+      expect((await fetch(`${bounded.url}/v1/runs/conv-d`)).status).toBe(200);
+    } finally {
+      await bounded.close();
+    }
+  });
+});
