@@ -7,7 +7,7 @@
  * into a metric, and Prometheus scrapes it and loads the alert rules.
  */
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   collectorConfigPath,
@@ -93,6 +93,58 @@ describe('Jaeger v2 with collector-config/jaeger/config.yaml', () => {
 
     // The tag filter really filters.
     expect(await jaegerFindTraces(jaeger.queryUrl, { service: serviceName, tags: { 'loopguard.level': 'warning' } })).toEqual([]);
+  });
+});
+
+describe('scale-out Collectors', () => {
+  it('routes whole traces through the load balancer to both sidecars and on to Jaeger', async () => {
+    // Until loopguard collectors sit behind them, the sidecars forward straight to Jaeger.
+    const sidecars: OtelcolInstance[] = [];
+    for (const name of ['sidecar-1', 'sidecar-2']) {
+      const sidecar = await startOtelcol(collectorConfigPath('otelcol', 'scale-out-sidecar.yaml'), { LOOPGUARD_COLLECTOR_ENDPOINT: jaeger.otlpHttpUrl }, { name });
+      running.push(sidecar);
+      sidecars.push(sidecar);
+    }
+    const balancer = await startOtelcol(
+      collectorConfigPath('otelcol', 'scale-out-lb.yaml'),
+      { LOOPGUARD_SIDECARS: `[${sidecars.map((sidecar) => sidecar.sidecarGrpcEndpoint).join(', ')}]` },
+      { name: 'otelcol-lb' },
+    );
+    running.push(balancer);
+
+    const serviceName = `infra-scale-out-${randomUUID().slice(0, 8)}`;
+    const otlp = createOtlpTracer(balancer.agentsUrl, serviceName);
+    // 20 traces over 2 replicas: the chance that one gets none is 2^-19.
+    const traces = 20;
+    const spansPerTrace = 3;
+    for (let run = 0; run < traces; run++) {
+      const root = otlp.tracer.startSpan(`invoke_agent run-${run}`);
+      const parent = trace.setSpan(context.active(), root);
+      for (let call = 1; call < spansPerTrace; call++) otlp.tracer.startSpan(`execute_tool step-${call}`, {}, parent).end();
+      root.end();
+    }
+    await otlp.flush();
+    await otlp.shutdown();
+    expect(otlp.exported.spans).toBe(traces * spansPerTrace);
+
+    const found = await jaegerWaitForTraces(jaeger.queryUrl, { service: serviceName }, { minTraces: traces });
+    expect(found).toHaveLength(traces);
+    for (const run of found) expect(run.spans).toHaveLength(spansPerTrace);
+
+    // Each sidecar got a share, and only whole traces (spans come in threes).
+    const accepted = await Promise.all(
+      sidecars.map(async (sidecar) => {
+        const text = await (await fetch(sidecar.telemetryUrl)).text();
+        const match = text.match(/^otelcol_receiver_accepted_spans(?:_total)?\{[^}]*\} (\d+)/m);
+        if (!match) throw new Error(`no otelcol_receiver_accepted_spans in ${sidecar.telemetryUrl}:\n${text.slice(0, 2000)}`);
+        return Number(match[1]);
+      }),
+    );
+    expect(accepted.reduce((sum, count) => sum + count, 0)).toBe(traces * spansPerTrace);
+    for (const count of accepted) {
+      expect(count).toBeGreaterThan(0);
+      expect(count % spansPerTrace).toBe(0);
+    }
   });
 });
 

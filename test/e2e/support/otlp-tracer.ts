@@ -3,30 +3,69 @@
  * endpoint, for tests that play an agent without loopguard in-process.
  */
 import type { Tracer } from '@opentelemetry/api';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 export interface OtlpTracer {
   readonly tracer: Tracer;
   readonly provider: BasicTracerProvider;
-  /** Waits until every ended span was exported (or throws with the exporter's error). */
+  /** Spans the exporter reported as exported / as failed so far. */
+  readonly exported: { spans: number; failedSpans: number; errors: string[] };
+  /** Waits until every ended span was exported; throws if any export failed. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
+/**
+ * Counts what the real exporter reports, so a test can tell "the backend lost
+ * spans" from "the agent never managed to send them".
+ */
+class CountingExporter implements SpanExporter {
+  readonly stats = { spans: 0, failedSpans: 0, errors: [] as string[] };
+  constructor(private readonly inner: SpanExporter) {}
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) this.stats.spans += spans.length;
+      else {
+        this.stats.failedSpans += spans.length;
+        this.stats.errors.push(result.error?.message ?? 'export failed without an error');
+      }
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
 /** `baseUrl` is an OTLP/HTTP base URL; spans go to `${baseUrl}/v1/traces`. */
 export function createOtlpTracer(baseUrl: string, serviceName: string): OtlpTracer {
-  const exporter = new OTLPTraceExporter({ url: `${baseUrl.replace(/\/$/, '')}/v1/traces` });
+  const exporter = new CountingExporter(new OTLPTraceExporter({ url: `${baseUrl.replace(/\/$/, '')}/v1/traces` }));
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
-    // Simple, not batch: each span is sent as it ends, so tests need no timers.
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    // Short delay so tests need not wait; a queue large enough for the
+    // scale-out scenario's bursts (the default 2048 would drop spans).
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 50, maxQueueSize: 65_536, maxExportBatchSize: 512 })],
   });
+  const flush = async (): Promise<void> => {
+    await provider.forceFlush();
+    if (exporter.stats.failedSpans > 0) {
+      throw new Error(`OTLP export to ${baseUrl} failed for ${exporter.stats.failedSpans} span(s): ${[...new Set(exporter.stats.errors)].join('; ')}`);
+    }
+  };
   return {
     tracer: provider.getTracer('loopguard-e2e'),
     provider,
-    flush: () => provider.forceFlush(),
+    exported: exporter.stats,
+    flush,
     shutdown: () => provider.shutdown(),
   };
 }
