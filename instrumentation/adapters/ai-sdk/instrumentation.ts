@@ -1,0 +1,132 @@
+import {
+  InstrumentationBase,
+  InstrumentationNodeModuleDefinition,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
+import { VERSION } from '../../../src/version.js';
+import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
+import { loadIfInstalled } from '../shared/load.js';
+import { LoopguardAiSdkTelemetry } from './telemetry.js';
+import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
+
+const V6 = ['>=6.0.0 <7'];
+
+export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConfig {
+  /**
+   * Package names under which ai@6 is installed, for the eager patch of
+   * `ToolLoopAgent`. default ['ai'] (an app that installs a second major
+   * under an alias lists the alias too).
+   */
+  aiModules?: string[];
+}
+
+type AnyFn = (...args: never[]) => unknown;
+interface AiModule {
+  registerTelemetryIntegration?: unknown;
+  stepCountIs?: (n: number) => unknown;
+  generateText?: AnyFn;
+  streamText?: AnyFn;
+  ToolLoopAgent?: { prototype: { prepareCall?: AnyFn; generate?: AnyFn } };
+}
+
+interface GlobalWithIntegrations {
+  AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[];
+}
+
+let current: AiSdkInstrumentation | undefined;
+
+/**
+ * Vercel AI SDK, ai@6 and ai@7. The tool calls are guarded through the
+ * SDK's global telemetry integrations (see telemetry.ts): no module
+ * patching, ESM and CJS alike, as long as the call does not pass its own
+ * `telemetry.integrations` list (ai@7 then ignores the global ones; add
+ * `aiSdkTelemetry(guard)` to that list) or disable telemetry.
+ * For ai@6 the break also has to stop the loop: `ToolLoopAgent` is patched
+ * on its prototype (no hooks needed) and `generateText`/`streamText` as
+ * module exports (require hook under CJS, import-in-the-middle under ESM).
+ */
+export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentationConfig> {
+  declare ready: Promise<void>;
+  declare private telemetry: LoopguardAiSdkTelemetry;
+
+  constructor(config: AiSdkInstrumentationConfig) {
+    super('loopguard-instrumentation-ai-sdk', VERSION, config);
+  }
+
+  protected init() {
+    return new InstrumentationNodeModuleDefinition('ai', V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m));
+  }
+
+  override enable(): void {
+    super.enable();
+    current = this;
+    this.telemetry ??= new LoopguardAiSdkTelemetry(() => current?.getConfig().guard);
+    const g = globalThis as GlobalWithIntegrations;
+    g.AI_SDK_TELEMETRY_INTEGRATIONS ??= [];
+    // First in the list runs innermost: inside the context of any tracing integration
+    // (@ai-sdk/otel), so its execute_tool span is the parent loopguard sees.
+    if (!g.AI_SDK_TELEMETRY_INTEGRATIONS.includes(this.telemetry)) g.AI_SDK_TELEMETRY_INTEGRATIONS.unshift(this.telemetry);
+    this.ready = this.patchLoadedEsm();
+  }
+
+  override disable(): void {
+    super.disable();
+    if (current === this) current = undefined;
+    const list = (globalThis as GlobalWithIntegrations).AI_SDK_TELEMETRY_INTEGRATIONS;
+    const at = list?.indexOf(this.telemetry) ?? -1;
+    if (list && at >= 0) list.splice(at, 1);
+  }
+
+  /** The integration object, for calls that pass their own `telemetry.integrations`. */
+  integration(): LoopguardAiSdkTelemetry {
+    return this.telemetry;
+  }
+
+  private async patchLoadedEsm(): Promise<void> {
+    for (const name of this.getConfig().aiModules ?? ['ai']) {
+      const m = (await loadIfInstalled(name)) as AiModule | undefined;
+      if (m && isV6(m)) this.patchAgent(m);
+    }
+  }
+
+  /** Module hook (require-in-the-middle, or import-in-the-middle when its loader is registered). */
+  private patchV6(moduleExports: AiModule): AiModule {
+    if (!isV6(moduleExports)) return moduleExports;
+    this.patchAgent(moduleExports);
+    const stepCountIs = moduleExports.stepCountIs!;
+    const generateText = moduleExports.generateText;
+    const streamText = moduleExports.streamText;
+    if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
+    const replacements = {
+      generateText: wrapGenerateText(generateText as never, stepCountIs),
+      streamText: wrapStreamText(streamText as never, stepCountIs),
+    };
+    try {
+      // An import-in-the-middle namespace accepts assignments.
+      Object.assign(moduleExports, replacements);
+      return moduleExports;
+    } catch {
+      // The CJS build exports read-only getters: hand back a patched copy instead.
+      return Object.assign(Object.create(null) as AiModule, moduleExports, replacements);
+    }
+  }
+
+  private unpatchV6(moduleExports?: AiModule): void {
+    const proto = moduleExports?.ToolLoopAgent?.prototype;
+    if (proto && isWrapped(proto.prepareCall)) this._unwrap(proto, 'prepareCall');
+    if (proto && isWrapped(proto.generate)) this._unwrap(proto, 'generate');
+  }
+
+  private patchAgent(moduleExports: AiModule): void {
+    const proto = moduleExports.ToolLoopAgent?.prototype;
+    const stepCountIs = moduleExports.stepCountIs;
+    if (!proto || typeof stepCountIs !== 'function') return;
+    if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs) as never);
+    if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never) as never);
+  }
+}
+
+/** ai@6 exports `registerTelemetryIntegration`; ai@7 renamed it `registerTelemetry`. */
+function isV6(m: AiModule): boolean {
+  return typeof m.registerTelemetryIntegration === 'function';
+}

@@ -1,0 +1,170 @@
+import { LoopBreakError } from '../../../src/breaker.js';
+import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
+import type { ToolCallGuard } from '../shared/guard-like.js';
+import { guardToolSet } from './v6-tools.js';
+
+interface ToolCallEvent {
+  callId?: string;
+  toolCallId?: string;
+  toolCall?: { toolName?: string; toolCallId?: string; input?: unknown };
+  execute: () => Promise<unknown>;
+}
+interface ToolEndEvent {
+  callId?: string;
+  toolCall?: { toolCallId?: string };
+  toolOutput?: { type?: string; output?: unknown };
+}
+
+
+/**
+ * loopguard as an AI SDK telemetry integration (the object ai@6's
+ * `registerTelemetryIntegration` and ai@7's `registerTelemetry` put on
+ * `globalThis.AI_SDK_TELEMETRY_INTEGRATIONS`). Needs no module patching, so
+ * it works the same under ESM and CJS.
+ *
+ * - ai@6: `onStart` receives the tool objects that will run; their `execute`
+ *   is routed through the guard (see v6-tools.ts).
+ * - ai@7: `onStart` gets copies, so tool calls are guarded from
+ *   `executeTool`, which wraps the execution but cannot change its output.
+ *   The output is taken from `onToolExecutionEnd`, which ai@7 calls after
+ *   the wrapper returned; the guard finishes the call then. A blocked call
+ *   fails with the "not executed" text (the model gets it as a tool error),
+ *   and a nudge reaches the model only through `onLoop`. A break fails the
+ *   tool call, then the run: the next model call of the same generation
+ *   (`executeLanguageModelCall`) throws the LoopBreakError, so
+ *   `generateText` rejects with it.
+ */
+export class LoopguardAiSdkTelemetry {
+  private readonly breaks = new Map<string, LoopBreakError>();
+  /** Per tool call that ran: hands the guard the output ai@7 reports afterwards. */
+  private readonly outputs = new Map<string, (output: unknown) => void>();
+  /** Per generation: guard decisions still in progress (they may break the run). */
+  private readonly deciding = new Map<string, Set<Promise<void>>>();
+
+  constructor(private readonly guard: () => ToolCallGuard | undefined) {
+    // ai@6 calls integration hooks unbound.
+    this.onStart = this.onStart.bind(this);
+    this.executeTool = this.executeTool.bind(this);
+    this.onToolExecutionEnd = this.onToolExecutionEnd.bind(this);
+    this.executeLanguageModelCall = this.executeLanguageModelCall.bind(this);
+    this.onEnd = this.onEnd.bind(this);
+    this.onError = this.onError.bind(this);
+    this.onAbort = this.onAbort.bind(this);
+  }
+
+  onStart(event: { callId?: unknown; tools?: unknown }): void {
+    // ai@7 events carry a callId and hand integrations copies of the tools; ai@6 hands the real ones.
+    if (event?.callId === undefined) guardToolSet(event?.tools, this.guard);
+  }
+
+  async executeTool(event: ToolCallEvent): Promise<unknown> {
+    const guard = this.guard();
+    const name = event.toolCall?.toolName;
+    if (!guard || typeof name !== 'string' || insideGuardedToolCall()) return event.execute();
+    const runId = event.callId ?? '';
+    const toolCallId = event.toolCallId ?? event.toolCall?.toolCallId ?? '';
+    const pending = this.breaks.get(runId);
+    if (pending) throw pending;
+
+    let deliver!: (output: unknown) => void;
+    const output = new Promise<unknown>((resolve) => (deliver = resolve));
+    let ran!: (error?: { error: unknown }) => void;
+    const toolFinished = new Promise<{ error: unknown } | undefined>((resolve) => (ran = resolve));
+
+    const guarded = guard.callTool(
+      name,
+      event.toolCall?.input,
+      async () => {
+        try {
+          await event.execute();
+        } catch (error) {
+          ran({ error });
+          throw error;
+        }
+        ran();
+        return output;
+      },
+      { callId: toolCallId || undefined, attributes: { [ATTR_LOOPGUARD_FRAMEWORK]: 'ai-sdk' } },
+    );
+    const settled = guarded.then(
+      () => undefined,
+      (err: unknown) => void (err instanceof LoopBreakError && this.breaks.set(runId, err)),
+    );
+
+    const first = await Promise.race([
+      toolFinished.then((r) => ({ kind: 'ran' as const, error: r })),
+      guarded.then(
+        (value) => ({ kind: 'answered' as const, value }),
+        (error: unknown) => ({ kind: 'failed' as const, error }),
+      ),
+    ]);
+    if (first.kind === 'ran') {
+      if (first.error) {
+        // The tool failed: the guard rethrows it, or a LoopBreakError if this failure broke the run.
+        const outcome = await guarded.then(() => undefined, (err: unknown) => err);
+        throw outcome instanceof LoopBreakError ? outcome : first.error.error;
+      }
+      // The tool ran; ai@7 reads its output after this returns and hands it to onToolExecutionEnd.
+      this.outputs.set(`${runId}\u0000${toolCallId}`, deliver);
+      this.track(runId, settled);
+      return undefined;
+    }
+    await settled;
+    if (first.kind === 'failed') throw first.error;
+    // Blocked before running: ai@7 cannot take a substitute output from an integration, so the
+    // "not executed" message becomes the tool error the model reads.
+    if (isNotExecuted(first.value)) throw new Error(first.value.message);
+    return undefined;
+  }
+
+  onToolExecutionEnd(event: ToolEndEvent): void {
+    const key = `${event?.callId ?? ''}\u0000${event?.toolCall?.toolCallId ?? ''}`;
+    const deliver = this.outputs.get(key);
+    if (!deliver) return;
+    this.outputs.delete(key);
+    deliver(event.toolOutput?.type === 'tool-result' ? event.toolOutput.output : undefined);
+  }
+
+  async executeLanguageModelCall(event: { callId?: string; execute: () => Promise<unknown> }): Promise<unknown> {
+    const runId = event.callId ?? '';
+    // Decisions on the previous step's tool calls may still be in progress.
+    const pending = this.deciding.get(runId);
+    if (pending && pending.size > 0) await Promise.all(pending);
+    const broken = this.breaks.get(runId);
+    if (broken) throw broken;
+    return event.execute();
+  }
+
+  onEnd(event: { callId?: string }): void {
+    this.forget(event?.callId);
+  }
+
+  onError(event: { callId?: string }): void {
+    this.forget(event?.callId);
+  }
+
+  onAbort(event: { callId?: string }): void {
+    this.forget(event?.callId);
+  }
+
+  private track(runId: string, decision: Promise<void>): void {
+    let set = this.deciding.get(runId);
+    if (!set) this.deciding.set(runId, (set = new Set()));
+    set.add(decision);
+    void decision.then(() => {
+      set.delete(decision);
+      if (set.size === 0 && this.deciding.get(runId) === set) this.deciding.delete(runId);
+    });
+  }
+
+  private forget(callId: string | undefined): void {
+    if (callId === undefined) return;
+    this.breaks.delete(callId);
+    for (const [key, deliver] of this.outputs) {
+      if (!key.startsWith(`${callId}\u0000`)) continue;
+      // A generation that ended without reporting a tool's output: finish the guard's span anyway.
+      deliver(undefined);
+      this.outputs.delete(key);
+    }
+  }
+}

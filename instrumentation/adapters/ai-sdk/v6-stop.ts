@@ -1,0 +1,54 @@
+import { loopBreakIn, stopOnLoopBreak } from './v6-tools.js';
+
+/**
+ * ai@6 turns a tool's LoopBreakError into a `tool-error` part and goes on
+ * looping. These wrappers make the break stop the agent: a stop condition
+ * ends the loop after the breaking step, and the generation rejects with
+ * the LoopBreakError (streams just end). ai@7 does not need them: its
+ * telemetry integration can fail the next model call instead.
+ */
+
+type StopWhen = unknown;
+interface CallOptions {
+  stopWhen?: StopWhen;
+  [key: string]: unknown;
+}
+type StepCountIs = (n: number) => unknown;
+
+function withBreakStop(stopWhen: StopWhen, fallback: () => unknown): unknown[] {
+  const conditions = stopWhen === undefined ? [fallback()] : Array.isArray(stopWhen) ? stopWhen : [stopWhen];
+  return [...conditions, stopOnLoopBreak];
+}
+
+export function wrapGenerateText(original: (options: CallOptions) => Promise<{ steps?: unknown[] }>, stepCountIs: StepCountIs) {
+  return async function loopguardGenerateText(options: CallOptions) {
+    // generateText's own default is stepCountIs(1).
+    const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+    const broken = loopBreakIn(result?.steps as never);
+    if (broken) throw broken;
+    return result;
+  };
+}
+
+export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs) {
+  return function loopguardStreamText(options: CallOptions) {
+    return original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+  };
+}
+
+export function wrapPrepareCall(original: (this: unknown, options: unknown) => Promise<CallOptions>, stepCountIs: StepCountIs) {
+  return async function loopguardPrepareCall(this: unknown, options: unknown) {
+    const call = await original.call(this, options);
+    // ToolLoopAgent's own default is stepCountIs(20).
+    return { ...call, stopWhen: withBreakStop(call?.stopWhen, () => stepCountIs(20)) };
+  };
+}
+
+export function wrapAgentGenerate(original: (this: unknown, ...args: unknown[]) => Promise<{ steps?: unknown[] }>) {
+  return async function loopguardAgentGenerate(this: unknown, ...args: unknown[]) {
+    const result = await original.apply(this, args);
+    const broken = loopBreakIn(result?.steps as never);
+    if (broken) throw broken;
+    return result;
+  };
+}

@@ -1,0 +1,102 @@
+import { OpenTelemetry } from '@ai-sdk/otel';
+import { generateText, isStepCount, tool, ToolLoopAgent } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { LoopEvent } from '../../../instrumentation/index.js';
+import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
+import { LoopBreakError } from '../../../src/breaker.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import { answersFor, scriptedDoGenerate } from './support/ai-sdk-model.js';
+import { exploringSearch, firstSteps, referenceSteps, repeatedSearch, type ScriptedCall } from './support/trajectory.js';
+
+let instrumentation: AiSdkInstrumentation;
+let h: Harness;
+let events: LoopEvent[];
+
+function useGuard() {
+  events = [];
+  h = createHarness({ onLoop: (e) => void events.push(e) });
+  instrumentation.setConfig({ guard: h.guard });
+}
+
+beforeAll(async () => {
+  instrumentation = new AiSdkInstrumentation({ guard: createHarness().guard, aiModules: [] });
+  await instrumentation.ready;
+});
+afterAll(() => instrumentation.disable());
+
+function searchTool(calls: ScriptedCall[]) {
+  const answer = answersFor(calls);
+  return tool({ description: 'search the web', inputSchema: z.object({ query: z.string() }), execute: async ({ query }: { query: string }) => answer(query) });
+}
+
+function generate(calls: ScriptedCall[], extra: Record<string, unknown> = {}) {
+  return generateText({
+    model: new MockLanguageModelV4({ doGenerate: scriptedDoGenerate(calls) as never }),
+    tools: { search: searchTool(calls) },
+    stopWhen: isStepCount(40),
+    prompt: 'weather?',
+    ...extra,
+  } as never) as Promise<{ text: string; steps: Array<{ content: Array<{ type: string; error?: unknown; output?: unknown }> }> }>;
+}
+
+describe('AI SDK 7 adapter (global telemetry integration)', () => {
+  it('guards tool execution with no code change: loopguard attributes, call id, and the real output hashed', async () => {
+    useGuard();
+    const result = await h.guard.run('ai7', () => generate(exploringSearch(2)));
+    expect(result.text).toBe('done');
+    const spans = h.toolSpans();
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['call_1', 'call_2']);
+    expect(spans[0]!.attributes['loopguard.framework']).toBe('ai-sdk');
+    // Two different outputs: two different result hashes (the output really reached the guard).
+    expect(spans[0]!.attributes['loopguard.result.hash']).not.toBe(spans[1]!.attributes['loopguard.result.hash']);
+    await h.close();
+  });
+
+  it('detects the loop at the wrapTool steps; blocks reach the model as tool errors; the break rejects generateText', async () => {
+    const calls = repeatedSearch(12);
+    const reference = await referenceSteps(calls);
+    useGuard();
+    const err = await h.guard.run('ai7-loop', () => generate(calls)).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(LoopBreakError);
+    expect(firstSteps(events)).toEqual(reference);
+    const actions = h.toolSpans().map((s) => s.attributes['loopguard.action'] ?? '-');
+    expect(actions.filter((a) => a === 'block').length).toBe(reference.break! - reference.critical!);
+    await h.close();
+  });
+
+  it('stops a ToolLoopAgent the same way', async () => {
+    useGuard();
+    const calls = repeatedSearch(30);
+    const agent = new ToolLoopAgent({ model: new MockLanguageModelV4({ doGenerate: scriptedDoGenerate(calls) as never }), tools: { search: searchTool(calls) } } as never) as {
+      generate(o: { prompt: string }): Promise<unknown>;
+    };
+    const err = await h.guard.run('ai7-agent', () => agent.generate({ prompt: 'weather?' })).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(LoopBreakError);
+    await h.close();
+  });
+
+  it('with @ai-sdk/otel registered, its execute_tool span is the parent of the guarded call', async () => {
+    useGuard();
+    const otel = new OpenTelemetry({ tracer: h.provider.getTracer('ai') });
+    const result = await h.guard.run('ai7-otel', () => generate(exploringSearch(2), { telemetry: { integrations: [instrumentation.integration(), otel] } }));
+    expect(result.text).toBe('done');
+    const tools = h.toolSpans();
+    const loopguard = tools.filter((s) => s.attributes['loopguard.framework'] === 'ai-sdk');
+    const foreign = tools.filter((s) => s.attributes['loopguard.framework'] === undefined);
+    expect(loopguard).toHaveLength(2);
+    expect(foreign).toHaveLength(2);
+    expect(loopguard[0]!.parentSpanContext?.spanId).toBe(foreign[0]!.spanContext().spanId);
+    await h.close();
+  });
+
+  it('a normal multi-step run produces no verdict', async () => {
+    useGuard();
+    const result = await h.guard.run('ai7-ok', () => generate(exploringSearch(8)));
+    expect(result.text).toBe('done');
+    expect(events).toEqual([]);
+    expect(h.toolSpans()).toHaveLength(8);
+    await h.close();
+  });
+});

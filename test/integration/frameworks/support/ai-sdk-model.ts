@@ -1,0 +1,30 @@
+import type { ScriptedCall } from './trajectory.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+/**
+ * A `doGenerate` for the AI SDK's own MockLanguageModelV3/V4: each model
+ * call answers with the next scripted tool call, then with text.
+ */
+export function scriptedDoGenerate(calls: ScriptedCall[], finalText = 'done') {
+  let turn = 0;
+  return async () => {
+    const call = calls[turn];
+    turn += 1;
+    if (!call) return { content: [{ type: 'text' as const, text: finalText }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] };
+    return {
+      content: [{ type: 'tool-call' as const, toolCallId: `call_${turn}`, toolName: call.tool, input: JSON.stringify(call.args) }],
+      finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+      usage,
+      warnings: [],
+    };
+  };
+}
+
+export function answersFor(calls: ScriptedCall[]): (query: string) => string {
+  const answers = new Map(calls.map((c) => [String(c.args.query), c.result]));
+  return (query) => answers.get(query) ?? 'nothing';
+}
