@@ -24,19 +24,28 @@ export type FrameworkInstrumentation = Instrumentation & { ready: Promise<void> 
 
 const ALL: FrameworkName[] = ['ai-sdk', 'langchain', 'mcp', 'openai-agents'];
 
+/** One set of adapters per guard and framework: asking again (register() and user code both may) returns the same ones. */
+const created = new WeakMap<ToolCallGuard, Map<FrameworkName, FrameworkInstrumentation>>();
+
 /**
  * The framework adapters `register()` enables: each routes its framework's
  * tool calls through `guard.callTool`. Constructing them enables them
  * (OpenTelemetry's InstrumentationBase does); `disable()` undoes it.
  */
 export function frameworkInstrumentations(guard: ToolCallGuard, options: FrameworkOptions = {}): FrameworkInstrumentation[] {
-  const wanted = new Set(options.frameworks ?? ALL);
-  const out: FrameworkInstrumentation[] = [];
-  if (wanted.has('ai-sdk')) out.push(new AiSdkInstrumentation({ guard, ...(options.aiModules ? { aiModules: options.aiModules } : {}) }));
-  if (wanted.has('langchain')) out.push(new LangChainInstrumentation({ guard }));
-  if (wanted.has('mcp')) out.push(new McpClientInstrumentation({ guard }));
-  if (wanted.has('openai-agents')) out.push(new OpenAIAgentsInstrumentation({ guard }));
-  return out;
+  let existing = created.get(guard);
+  if (!existing) created.set(guard, (existing = new Map()));
+  const make: Record<FrameworkName, () => FrameworkInstrumentation> = {
+    'ai-sdk': () => new AiSdkInstrumentation({ guard, ...(options.aiModules ? { aiModules: options.aiModules } : {}) }),
+    langchain: () => new LangChainInstrumentation({ guard }),
+    mcp: () => new McpClientInstrumentation({ guard }),
+    'openai-agents': () => new OpenAIAgentsInstrumentation({ guard }),
+  };
+  return (options.frameworks ?? ALL).map((name) => {
+    let instrumentation = existing.get(name);
+    if (!instrumentation) existing.set(name, (instrumentation = make[name]()));
+    return instrumentation;
+  });
 }
 
 /** Settles when every adapter has patched what it could load (ESM copies are patched asynchronously). */
