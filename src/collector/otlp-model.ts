@@ -117,7 +117,7 @@ export const RPC_INVALID_ARGUMENT = 3;
 export const RPC_UNAVAILABLE = 14;
 export const RPC_UNAUTHENTICATED = 16;
 export const RPC_RESOURCE_EXHAUSTED = 8;
-export const RPC_NOT_FOUND = 5;
+export const RPC_UNKNOWN = 2;
 export const RPC_UNIMPLEMENTED = 12;
 
 /** A body that is not a valid OTLP message; the message names the offending field. */

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
 import type { RejectReason } from './metrics.js';
 import { encodeRpcStatusJson, encodeTraceResponseJson } from './otlp-json.js';
+import { RPC_INVALID_ARGUMENT, RPC_RESOURCE_EXHAUSTED, RPC_UNKNOWN } from './otlp-model.js';
 import type { OtlpTraceResponse } from './otlp-model.js';
 import { encodeRpcStatusProto, encodeTraceResponseProto } from './otlp-protobuf.js';
 
@@ -24,7 +25,7 @@ export class HttpError extends Error {
     readonly reason?: RejectReason,
     readonly headers: Record<string, string> = {},
     /** gRPC status code for the google.rpc.Status body. */
-    readonly rpcCode = 0,
+    readonly rpcCode = RPC_UNKNOWN,
   ) {
     super(message);
   }
@@ -67,12 +68,12 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks, size)));
     req.once('error', reject);
-    req.once('aborted', () => reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, 3)));
+    req.once('aborted', () => reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, RPC_INVALID_ARGUMENT)));
   });
 }
 
 function tooLarge(message: string): HttpError {
-  return new HttpError(413, message, 'too_large', {}, 8);
+  return new HttpError(413, message, 'too_large', {}, RPC_RESOURCE_EXHAUSTED);
 }
 
 /**
@@ -83,7 +84,7 @@ export async function decodeContentEncoding(body: Buffer, encoding: string | und
   const enc = (encoding ?? 'identity').trim().toLowerCase();
   if (enc === 'identity' || enc === '') return body;
   if (enc !== 'gzip') {
-    throw new HttpError(415, `unsupported Content-Encoding "${encoding}": use gzip or none`, 'unsupported_media_type', {}, 3);
+    throw new HttpError(415, `unsupported Content-Encoding "${encoding}": use gzip or none`, 'unsupported_media_type', {}, RPC_INVALID_ARGUMENT);
   }
   try {
     return await gunzip(body, { maxOutputLength: maxBytes });
@@ -91,7 +92,7 @@ export async function decodeContentEncoding(body: Buffer, encoding: string | und
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw tooLarge(`decompressed request body exceeds the limit of ${maxBytes} bytes`);
     }
-    throw new HttpError(400, `invalid gzip body: ${(err as Error).message}`, 'malformed', {}, 3);
+    throw new HttpError(400, `invalid gzip body: ${(err as Error).message}`, 'malformed', {}, RPC_INVALID_ARGUMENT);
   }
 }
 

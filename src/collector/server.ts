@@ -10,7 +10,7 @@ import type { CollectorConfig, CollectorConfigInput } from './config.js';
 import { Forwarder } from './forwarder.js';
 import { CollectorMetrics } from './metrics.js';
 import { decodeTraceRequestJson } from './otlp-json.js';
-import { countSpans, OtlpDecodeError, RPC_INVALID_ARGUMENT, RPC_UNAVAILABLE } from './otlp-model.js';
+import { countSpans, OtlpDecodeError, RPC_INVALID_ARGUMENT, RPC_UNAUTHENTICATED, RPC_UNAVAILABLE, RPC_UNIMPLEMENTED } from './otlp-model.js';
 import type { OtlpTraceResponse } from './otlp-model.js';
 import { decodeTraceRequestProto } from './otlp-protobuf.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.js';
@@ -141,7 +141,7 @@ class CollectorHost {
     const isTraces = path === '/v1/traces';
     if (!this.authorized(req)) {
       this.metrics.requestsRejected.add(1, { reason: 'unauthorized' });
-      const error = new HttpError(401, 'missing or invalid bearer token', 'unauthorized', { 'www-authenticate': 'Bearer realm="loopguard"' }, 16);
+      const error = new HttpError(401, 'missing or invalid bearer token', 'unauthorized', { 'www-authenticate': 'Bearer realm="loopguard"' }, RPC_UNAUTHENTICATED);
       if (isTraces) sendRpcStatus(res, bodyFormatOf(req.headers['content-type']), error);
       else sendJson(res, 401, { error: error.message }, error.headers);
       finishUnreadRequest(req, res);
@@ -187,7 +187,7 @@ class CollectorHost {
     const format = bodyFormatOf(req.headers['content-type']);
     try {
       if (req.method !== 'POST') {
-        throw new HttpError(405, `method ${req.method} not allowed on /v1/traces; use POST`, undefined, { allow: 'POST' }, 12);
+        throw new HttpError(405, `method ${req.method} not allowed on /v1/traces; use POST`, undefined, { allow: 'POST' }, RPC_UNIMPLEMENTED);
       }
       if (this.draining) {
         throw new HttpError(503, 'collector is shutting down', undefined, { 'retry-after': String(this.config.queue.retryAfterSeconds) }, RPC_UNAVAILABLE);

@@ -155,6 +155,24 @@ describe('forwarding', () => {
   });
 });
 
+describe('arrival order', () => {
+  it('feeds spans to detection and forwards them in request order: resource spans, then scopes, then spans', async () => {
+    upstream = await startUpstream();
+    const annotator = new RecordingAnnotator();
+    await start({ forward: { endpoint: upstream.url }, batch: { intervalMs: 0 } }, annotator);
+    const a = jsonRequest(3) as any;
+    const b = jsonRequest(2) as any;
+    const c = jsonRequest(2) as any;
+    a.resourceSpans[0].scopeSpans.push(b.resourceSpans[0].scopeSpans[0]);
+    a.resourceSpans.push(c.resourceSpans[0]);
+    const expected = [...idsOf(a), ...b.resourceSpans[0].scopeSpans[0].spans.map((s: { spanId: string }) => s.spanId), ...idsOf(c)];
+    expect((await sendJson(a)).status).toBe(200);
+    expect(annotator.spanIds).toEqual(expected);
+    await waitFor(() => spansOf(upstream!.accepted).length === 7);
+    expect(spansOf(upstream.accepted).map((s) => hex(s.spanId))).toEqual(expected);
+  });
+});
+
 describe('backpressure', () => {
   it('answers 503 with Retry-After when the queue is full, enqueues nothing of that request, and recovers', async () => {
     upstream = await startUpstream();
