@@ -118,7 +118,10 @@ install_prometheus() {
   stop_packaged_prometheus
   ln -sf "$(command -v prometheus)" "$BIN/prometheus"
   ln -sf "$(command -v promtool)" "$BIN/promtool"
-  log "prometheus: $("$BIN/prometheus" --version 2>&1 | head -n 1)"
+  local version
+  version="$("$BIN/prometheus" --version 2>&1 | sed -n 's/^prometheus, version \([^ ]*\).*/\1/p')"
+  printf 'prometheus %s (Debian package)' "$version" >"$BIN/prometheus.version"
+  printf 'promtool %s (Debian package)' "$version" >"$BIN/promtool.version"
 }
 
 # Makes sure no service instance from the package keeps running or listening.
@@ -257,6 +260,10 @@ for step in "${steps[@]}"; do
 done
 log "binaries in $BIN:"
 for b in prometheus promtool jaeger "$OTELCOL_NAME"; do
-  [[ -e "$BIN/$b" ]] && log "  $b $(cat "$BIN/$b.version" 2>/dev/null || true)"
+  [[ -e "$BIN/$b" ]] && log "  $b: $(cat "$BIN/$b.version" 2>/dev/null || true)"
 done
+if [[ -f "$CACHE/build-times.tsv" ]]; then
+  log "build times recorded in $CACHE/build-times.tsv (the first entry of each is the cold build):"
+  while IFS= read -r line; do log "  $line"; done <"$CACHE/build-times.tsv"
+fi
 exit 0

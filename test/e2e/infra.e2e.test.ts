@@ -23,6 +23,7 @@ import {
   prometheusRules,
   prometheusTargets,
   startJaeger,
+  startLoopguardCollector,
   startOtelcol,
   startPrometheus,
   waitFor,
@@ -234,5 +235,56 @@ describe('gateway Collector and Prometheus', () => {
     ]);
     // Nothing here stopped a run or shed load.
     expect(await prometheusAlerts(prometheus.url)).toEqual([]);
+  });
+});
+
+describe('gateway with the loopguard collector in the loop', () => {
+  it('carries agent spans gateway -> loopguard collector -> gateway -> Jaeger, and Prometheus scrapes both', async () => {
+    const annotatedPort = await freePort();
+    const loopguard = await startLoopguardCollector({ forwardEndpoint: `http://127.0.0.1:${annotatedPort}` });
+    running.push(loopguard);
+    const gateway = await startOtelcol(
+      collectorConfigPath('otelcol', 'gateway.yaml'),
+      {
+        OTELCOL_ANNOTATED_HTTP_PORT: String(annotatedPort),
+        LOOPGUARD_COLLECTOR_ENDPOINT: loopguard.url,
+        JAEGER_OTLP_ENDPOINT: jaeger.otlpHttpUrl,
+      },
+      { name: 'otelcol-gateway' },
+    );
+    running.push(gateway);
+    const prometheus = await startPrometheus(
+      collectorConfigPath('prometheus', 'prometheus.yml'),
+      collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'),
+      { targets: { 'loopguard-collector': [loopguard.target], 'otelcol-gateway': [gateway.prometheusTarget] } },
+    );
+    running.push(prometheus);
+
+    const serviceName = `infra-loopguard-${randomUUID().slice(0, 8)}`;
+    const otlp = createOtlpTracer(gateway.agentsUrl, serviceName);
+    const root = otlp.tracer.startSpan('invoke_agent smoke');
+    otlp.tracer
+      .startSpan('execute_tool search', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' } }, trace.setSpan(context.active(), root))
+      .end();
+    root.end();
+    await otlp.flush();
+    await otlp.shutdown();
+
+    const [found] = await jaegerWaitForTraces(jaeger.queryUrl, { service: serviceName });
+    expect(found!.traceID).toBe(root.spanContext().traceId);
+    await waitFor(async () => (await jaegerFindTraces(jaeger.queryUrl, { service: serviceName }))[0]?.spans.length === 2, {
+      description: 'both spans of the trace in Jaeger',
+    });
+
+    const received = await waitFor(
+      async () => {
+        const result = await prometheusQuery(prometheus.url, 'sum(loopguard_collector_spans_received_total)');
+        return Number(result[0]?.value[1] ?? 0) >= 2 ? result : undefined;
+      },
+      { description: 'loopguard_collector_spans_received_total scraped from the loopguard collector' },
+    );
+    expect(Number(received[0]!.value[1])).toBe(2);
+    const up = await prometheusQuery(prometheus.url, 'up');
+    expect(Object.fromEntries(up.map((sample) => [sample.metric.job, sample.value[1]]))).toEqual({ 'loopguard-collector': '1', 'otelcol-gateway': '1' });
   });
 });

@@ -28,3 +28,9 @@ export {
 } from './prometheus.js';
 export { runPromtool, type PromtoolResult } from './promtool.js';
 export { createOtlpTracer, type OtlpTracer } from './otlp-tracer.js';
+export {
+  loopguardRunVerdict,
+  startLoopguardCollector,
+  type LoopguardCollectorInstance,
+  type StartLoopguardCollectorOptions,
+} from './loopguard-collector.js';
