@@ -190,14 +190,16 @@ export class Forwarder {
   }
 
   private async run(): Promise<void> {
-    try {
-      while (this.queue.length > 0 && !this.stop.signal.aborted) {
-        await this.waitForBatch();
-        const batch = this.takeBatch();
+    while (this.queue.length > 0 && !this.stop.signal.aborted) {
+      await this.waitForBatch();
+      const batch = this.takeBatch();
+      try {
         await this.sendWithRetry(batch);
+      } catch (err) {
+        if (err instanceof StoppedError) return;
+        // A bug, not an outage: the batch is counted as dropped (in sendWithRetry) and the queue keeps moving.
+        this.options.log(`forwarding a batch failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       }
-    } catch (err) {
-      if (!(err instanceof StoppedError)) throw err;
     }
   }
 
@@ -234,10 +236,9 @@ export class Forwarder {
 
   private async sendWithRetry(batch: QueuedChunk[]): Promise<void> {
     const spans = batch.reduce((n, c) => n + c.spans, 0);
-    const request: OtlpTraceRequest = { resourceSpans: batch.flatMap((c) => c.resourceSpans) };
-    const body = await this.encode(request);
     const { initialBackoffMs, maxBackoffMs, maxAttempts } = this.options.retry;
     try {
+      const body = await this.encode({ resourceSpans: batch.flatMap((c) => c.resourceSpans) });
       for (let attempt = 1; ; attempt++) {
         const result = await this.post(body);
         if (result.kind === 'ok') {
@@ -264,6 +265,8 @@ export class Forwarder {
       if (err instanceof StoppedError) {
         this.options.onDropped(spans, 'drain timed out');
         this.options.log(`dropped ${spans} in-flight spans: drain timed out`);
+      } else {
+        this.options.onDropped(spans, 'internal error');
       }
       throw err;
     } finally {

@@ -169,4 +169,13 @@ describe('GET /v1/runs/{key}', () => {
     expect((await fetch(`${collector!.url}/v1/runs/known`, { method: 'DELETE' })).status).toBe(405);
     expect((await fetch(`${collector!.url}/v1/runs/`)).status).toBe(404);
   });
+
+  it('answers 500 when the engine fails on a verdict, and keeps serving', async () => {
+    await start({}, { ...noAnnotations, verdict: () => { throw new Error('engine broke'); } });
+    const res = await fetch(`${collector!.url}/v1/runs/any`);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: 'internal error' });
+    expect(logs.some((l) => l.includes('engine broke'))).toBe(true);
+    expect((await fetch(`${collector!.url}/healthz`)).status).toBe(200);
+  });
 });
