@@ -13,9 +13,10 @@ const V6 = ['>=6.0.0 <7'];
 
 export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConfig {
   /**
-   * Package names under which ai@6 is installed, for the eager patch of
-   * `ToolLoopAgent`. default ['ai'] (an app that installs a second major
-   * under an alias lists the alias too).
+   * Package names under which ai@6 is installed, for the module hooks and
+   * the eager patch of `ToolLoopAgent`. default ['ai'] (an app that installs
+   * a second major under an alias lists the alias too). Read when the
+   * instrumentation is created.
    */
   aiModules?: string[];
 }
@@ -54,7 +55,9 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   }
 
   protected init() {
-    return new InstrumentationNodeModuleDefinition('ai', V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m));
+    return (this.getConfig().aiModules ?? ['ai']).map(
+      (name) => new InstrumentationNodeModuleDefinition(name, V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m)),
+    );
   }
 
   override enable(): void {

@@ -10,7 +10,7 @@ import { VERSION } from '../../../src/version.js';
 import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { loadIfInstalled, requireIfInstalled } from '../shared/load.js';
 
 const SDK_VERSIONS = ['>=1.0.0 <2'];
 
@@ -66,6 +66,10 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
   override enable(): void {
     super.enable();
     current = this;
+    // require-in-the-middle cannot hook this package's CJS files (it has no `require` entry for
+    // its root, which the hook resolves to find the package), so the CJS copy is patched eagerly too.
+    const cjs = requireIfInstalled('@modelcontextprotocol/sdk/client/index.js');
+    if (cjs) this.patch(cjs as ClientModule);
     this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => void (m && this.patch(m as ClientModule)));
   }
 
