@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadCollectorConfig } from '../../src/collector/config.js';
 import { DETECTOR_NAMES } from '../../src/config.js';
 import * as semconv from '../../src/semconv.js';
 import { LEVELS } from '../../src/types.js';
@@ -253,6 +254,20 @@ describe('docker-compose.yml', () => {
         const path = argument.match(/(\/etc\/[^\s=]+\.ya?ml)$/)?.[1];
         if (path) expect([...mounts.keys()].some((container) => path.startsWith(container)), `${name}: ${path}`).toBe(true);
       }
+    }
+  });
+
+  it('runs the loopguard collectors with the package bin and an environment the collector accepts', () => {
+    const packageJson = JSON.parse(readFileSync(resolve(dirname(composePath), '..', 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const bin = packageJson.bin.loopguard!.replace(/^\.\//, '');
+    const collectors = services.filter(([name]) => name.startsWith('loopguard-collector'));
+    expect(collectors.length).toBe(3);
+    for (const [name, service] of collectors) {
+      expect(service.command, name).toEqual(['node', bin, 'collector']);
+      const config = loadCollectorConfig(undefined, { ...service.environment });
+      expect(config.listen, name).toEqual({ host: '0.0.0.0', port: 4319 });
+      // A bare base URL gets the OTLP traces path, which the gateway's otlp/annotated receiver serves.
+      expect(config.forward.endpoint, name).toBe(`${service.environment?.LOOPGUARD_COLLECTOR_FORWARD_ENDPOINT}/v1/traces`);
     }
   });
 
