@@ -166,7 +166,7 @@ install_jaeger() {
   # repeats Jaeger's replace directives (read from its go.mod in the module cache).
   local info gomod
   info="$(go mod download -json "$JAEGER_MODULE@$JAEGER_VERSION" 2>>"$logfile")" \
-    || { cat "$logfile" >&2; fail "go mod download $JAEGER_MODULE@$JAEGER_VERSION failed"; }
+    || { printf '%s\n' "$info" >&2; cat "$logfile" >&2; fail "go mod download $JAEGER_MODULE@$JAEGER_VERSION failed (output above)"; }
   gomod="$(printf '%s' "$info" | go_json_field GoMod)"
   [[ -f "$gomod" ]] || fail "go mod download did not report Jaeger's go.mod (got: $info)"
 
