@@ -59,7 +59,8 @@ function decodeInteger(path: string, value: unknown, type: string): string | num
   else if (typeof value === 'string' && /^-?\d+$/.test(value)) text = value;
   else return fail(path, `an integer (${type}, as a number or a decimal string)`, value);
   if (UNSIGNED_TYPES.has(type) && text.startsWith('-')) fail(path, `a non-negative integer (${type})`, value);
-  if (INT64_TYPES.has(type)) return BigInt(text).toString();
+  // BigInt only to canonicalise odd spellings ("007", "-0"); the common case is already canonical.
+  if (INT64_TYPES.has(type)) return /^(?:0|-?[1-9]\d*)$/.test(text) ? text : BigInt(text).toString();
   const n = Number(text);
   if (UNSIGNED_TYPES.has(type) ? n > 0xffffffff : n < -0x80000000 || n > 0x7fffffff) fail(path, `a ${type} in range`, value);
   return n;
@@ -94,12 +95,23 @@ function decodeScalar(path: string, field: protobuf.Field, value: unknown): unkn
   throw new Error(`otlp-json: unsupported field type ${type}`);
 }
 
+/** Each message type's fields with their snake_case spelling, computed once. */
+const fieldPlans = new Map<Type, { field: protobuf.Field; snake: string }[]>();
+function planOf(type: Type): { field: protobuf.Field; snake: string }[] {
+  let plan = fieldPlans.get(type);
+  if (!plan) {
+    plan = type.fieldsArray.map((field) => ({ field, snake: snakeCase(field.name) }));
+    fieldPlans.set(type, plan);
+  }
+  return plan;
+}
+
 function decodeMessage(path: string, type: Type, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(path, `an object (${type.name})`, value);
   const input = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const field of type.fieldsArray) {
-    const key = field.name in input ? field.name : snakeCase(field.name);
+  for (const { field, snake } of planOf(type)) {
+    const key = input[field.name] !== undefined ? field.name : snake;
     const raw = input[key];
     if (raw === undefined || raw === null) continue;
     const fieldPath = path ? `${path}.${key}` : key;
