@@ -62,8 +62,12 @@ describe('forwarding', () => {
   it('retries after 503 from upstream (honouring Retry-After) and loses nothing', async () => {
     upstream = await startUpstream();
     upstream.respond = (_req, attempt, res) => {
-      if (attempt <= 2) {
-        res.writeHead(503, { 'retry-after': '0' }).end();
+      if (attempt === 1) {
+        res.writeHead(503, { 'retry-after': '1' }).end();
+        return false;
+      }
+      if (attempt === 2) {
+        res.writeHead(429).end();
         return false;
       }
       return true;
@@ -81,7 +85,9 @@ describe('forwarding', () => {
     await waitFor(() => spansOf(upstream!.accepted).length >= 50, 10_000, 'all spans upstream');
     expect(spansOf(upstream.accepted).map((s) => hex(s.spanId)).sort()).toEqual(sent.sort());
     expect(upstream.requests.length).toBeGreaterThan(upstream.accepted.length);
-    expect(logs.some((l) => /forward attempt 1 failed \(HTTP 503\)/.test(l))).toBe(true);
+    // The server's Retry-After wins over the (5 ms) backoff; without one, the backoff applies.
+    expect(logs).toContain('forward attempt 1 failed (HTTP 503); retrying in 1000 ms');
+    expect(logs.find((l) => l.startsWith('forward attempt 2 failed (HTTP 429)'))).toMatch(/retrying in \d{1,2} ms$/);
     const metrics = await scrape();
     expect(metricValue(metrics, 'loopguard_collector_spans_forwarded_total')).toBe(50);
     expect(metricValue(metrics, 'loopguard_collector_spans_received_total')).toBe(50);
