@@ -1,5 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { digestBytes, digestString, hashText } from './hash.js';
+import { normalizeText } from './normalize.js';
+import { isMaskedKey, isMaskedScalar, maskVolatileText, VOLATILE_MARKER, type MaskSettings } from './volatile.js';
 
 /**
  * RFC 8785 (JCS) canonical text for JSON values, plus a defined encoding for
@@ -65,6 +67,18 @@ class BoundedSink {
     this.tailLength = this.pending.length;
   }
 
+  /** An independent sink holding the same text so far (strings are immutable; a started tail digest is copied). */
+  clone(): BoundedSink {
+    const c = new BoundedSink(this.limit);
+    c.head = this.head;
+    if (this.tailHash !== null) {
+      c.tailHash = this.tailHash.copy();
+      c.pending = this.pending;
+      c.tailLength = this.tailLength;
+    }
+    return c;
+  }
+
   finish(): string {
     if (this.tailHash === null) return this.head;
     this.tailHash.update(this.pending);
@@ -125,6 +139,32 @@ function bytesMarker(bytes: Uint8Array): string {
   return `{"$lg:bytes":"${d.hex}","len":${bytes.byteLength}${d.sampled ? ',"sampled":true' : ''}}`;
 }
 
+const MEMBER_CACHE_MAX = 4096;
+const MEMBER_CACHE_KEY_MAX = 64;
+const memberCache = new Map<string, string>();
+
+/**
+ * Sorts keys by UTF-16 code units (RFC 8785 §3.2.3; `<` on strings and the
+ * comparator-less Array#sort both compare code units). Objects in tool calls
+ * have a handful of keys, where insertion sort is several times faster.
+ */
+function sortKeys(keys: string[]): void {
+  const n = keys.length;
+  if (n > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const x = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > x) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = x;
+  }
+}
+
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -152,10 +192,36 @@ function applyToJSON(value: object, key: string | number): unknown {
   }
 }
 
+/**
+ * How a walk transforms what it writes. Both transforms ride along the one
+ * canonicalisation pass because the hot path cannot afford a walk each.
+ */
+export interface WalkTransforms {
+  /** Also produce the normalised text (fingerprintArgs): strings through normalizeText, `ignore` members dropped. */
+  readonly normalize: boolean;
+  readonly ignore: ReadonlySet<string> | null;
+  /** Mask volatile members and text (resultHash). */
+  readonly mask: MaskSettings | null;
+}
+
+const PLAIN: WalkTransforms = { normalize: false, ignore: null, mask: null };
+
 class Canonicalizer {
+  /**
+   * The normalised text, forked from the raw sink at the first difference
+   * (a string that normalises differently, an ignored member); until then
+   * the two texts are the same and nothing is written twice.
+   */
+  norm: BoundedSink | null = null;
+  /** > 0 while writing an ignored member: raw text only. */
+  private rawOnly = 0;
+  /** > 0 inside arrays, where minted ids are data (see MINTED_KEYS). */
+  private arrayDepth = 0;
+
   constructor(
-    private readonly sink: BoundedSink,
+    readonly sink: BoundedSink,
     private readonly state: WalkState,
+    private readonly transforms: WalkTransforms,
   ) {}
 
   root(value: unknown): void {
@@ -163,60 +229,96 @@ class Canonicalizer {
     this.value(value);
   }
 
+  /** Writes a token to the raw text and, once forked, to the normalised one. */
+  private w(token: string): void {
+    this.sink.write(token);
+    if (this.norm !== null && this.rawOnly === 0) this.norm.write(token);
+  }
+
+  private fork(): void {
+    if (this.norm === null) this.norm = this.sink.clone();
+  }
+
   private value(v: unknown): void {
     const state = this.state;
     if (++state.nodes > MAX_NODES) {
-      this.sink.write('{"$lg:elided":true}');
+      this.w('{"$lg:elided":true}');
       return;
     }
     switch (typeof v) {
       case 'string':
-        this.sink.write(v.length > state.limit ? bigStringMarker(v) : quote(v));
+        this.string(v);
         return;
       case 'number':
         // String(n) is ECMAScript Number::toString, which RFC 8785 adopts; -0 prints as 0.
-        this.sink.write(Number.isFinite(v) ? '' + v : `{"$lg:num":"${v}"}`);
+        this.w(Number.isFinite(v) ? '' + v : `{"$lg:num":"${v}"}`);
         return;
       case 'boolean':
-        this.sink.write(v ? 'true' : 'false');
+        this.w(v ? 'true' : 'false');
         return;
       case 'undefined':
-        this.sink.write('null');
+        this.w('null');
         return;
       case 'bigint':
-        this.sink.write(`{"$lg:bigint":"${v.toString()}"}`);
+        this.w(`{"$lg:bigint":"${v.toString()}"}`);
         return;
       case 'symbol':
-        this.sink.write(`{"$lg:symbol":${v.description === undefined ? 'null' : this.stringText(v.description)}}`);
+        this.w(`{"$lg:symbol":${v.description === undefined ? 'null' : this.stringText(v.description)}}`);
         return;
       case 'function':
-        this.sink.write(`{"$lg:fn":${this.stringText(functionName(v))}}`);
+        this.w(`{"$lg:fn":${this.stringText(functionName(v))}}`);
         return;
       default:
-        if (v === null) this.sink.write('null');
-        else if (v === THROWN) this.sink.write(`{"$lg:error":${quote(describeError(thrownError))}}`);
+        if (v === null) this.w('null');
+        else if (v === THROWN) this.w(`{"$lg:error":${quote(describeError(thrownError))}}`);
         else this.object(v as object);
     }
+  }
+
+  private string(v: string): void {
+    const t = this.transforms;
+    if (t.mask !== null && t.mask.defaults) v = maskVolatileText(v);
+    const raw = this.stringText(v);
+    if (t.normalize && this.rawOnly === 0) {
+      const n = normalizeText(v);
+      if (n !== v) {
+        this.fork();
+        this.sink.write(raw);
+        (this.norm as BoundedSink).write(this.stringText(n));
+        return;
+      }
+    }
+    this.w(raw);
   }
 
   private stringText(s: string): string {
     return s.length > this.state.limit ? bigStringMarker(s) : quote(s);
   }
 
-  private keyText(k: string): string {
-    return k.length > this.state.limit ? quote(`$lg:str:${digestString(k).hex}:${k.length}`) : quote(k);
+  /** `"key":` — from a cache, since key names repeat across calls far more than values do. */
+  private memberText(k: string): string {
+    if (k.length > this.state.limit) return quote(`$lg:str:${digestString(k).hex}:${k.length}`) + ':';
+    let t = memberCache.get(k);
+    if (t === undefined) {
+      t = quote(k) + ':';
+      if (k.length <= MEMBER_CACHE_KEY_MAX) {
+        if (memberCache.size >= MEMBER_CACHE_MAX) memberCache.clear();
+        memberCache.set(k, t);
+      }
+    }
+    return t;
   }
 
   private object(o: object): void {
     const ancestors = this.state.ancestors;
     for (let i = ancestors.length - 1; i >= 0; i--) {
       if (ancestors[i] === o) {
-        this.sink.write(`{"$lg:cycle":${ancestors.length - i}}`);
+        this.w(`{"$lg:cycle":${ancestors.length - i}}`);
         return;
       }
     }
     if (ancestors.length >= MAX_DEPTH) {
-      this.sink.write('{"$lg:depth":true}');
+      this.w('{"$lg:depth":true}');
       return;
     }
     let isArray: boolean;
@@ -236,7 +338,6 @@ class Canonicalizer {
   }
 
   private array(a: unknown[]): void {
-    const sink = this.sink;
     const state = this.state;
     let length: number;
     try {
@@ -245,11 +346,12 @@ class Canonicalizer {
       this.value(thrown(error));
       return;
     }
-    sink.write('[');
+    this.arrayDepth++;
+    this.w('[');
     for (let i = 0; i < length; i++) {
-      if (i > 0) sink.write(',');
+      if (i > 0) this.w(',');
       if (state.nodes >= MAX_NODES) {
-        sink.write(`{"$lg:elided":${length - i}}`);
+        this.w(`{"$lg:elided":${length - i}}`);
         break;
       }
       let v: unknown;
@@ -261,12 +363,12 @@ class Canonicalizer {
       if (typeof v === 'object' && v !== null && v !== THROWN) v = applyToJSON(v, i);
       this.value(v);
     }
-    sink.write(']');
+    this.w(']');
+    this.arrayDepth--;
   }
 
   /** Own enumerable string-keyed properties, sorted by UTF-16 code units; `extra` is a pre-encoded first member. */
   private members(o: object, extra: string | null): void {
-    const sink = this.sink;
     let keys: string[];
     try {
       keys = Object.keys(o);
@@ -274,13 +376,15 @@ class Canonicalizer {
       this.value(thrown(error));
       return;
     }
-    // Array.prototype.sort without a comparator orders by UTF-16 code units, as RFC 8785 §3.2.3 requires.
-    if (keys.length > 1) keys.sort();
-    sink.write('{');
-    let first = true;
+    sortKeys(keys);
+    const { ignore, mask } = this.transforms;
+    this.w('{');
+    // The normalised text skips ignored members, so the two texts place commas independently.
+    let firstRaw = true;
+    let firstNorm = true;
     if (extra !== null) {
-      sink.write(extra);
-      first = false;
+      this.w(extra);
+      firstRaw = firstNorm = false;
     }
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i] as string;
@@ -292,23 +396,35 @@ class Canonicalizer {
       }
       if (typeof v === 'object' && v !== null && v !== THROWN) v = applyToJSON(v, k);
       if (v === undefined) continue;
-      sink.write(first ? this.keyText(k) + ':' : ',' + this.keyText(k) + ':');
-      first = false;
+      if (mask !== null && isMaskedScalar(v) && isMaskedKey(k, mask, this.arrayDepth > 0)) v = VOLATILE_MARKER;
+      const member = this.memberText(k);
+      if (ignore !== null && this.rawOnly === 0 && ignore.has(k)) {
+        this.fork();
+        this.sink.write(firstRaw ? member : ',' + member);
+        firstRaw = false;
+        this.rawOnly++;
+        this.value(v);
+        this.rawOnly--;
+        continue;
+      }
+      this.sink.write(firstRaw ? member : ',' + member);
+      if (this.norm !== null && this.rawOnly === 0) this.norm.write(firstNorm ? member : ',' + member);
+      firstRaw = firstNorm = false;
       this.value(v);
     }
-    sink.write('}');
+    this.w('}');
   }
 
   private exotic(o: object): void {
-    const sink = this.sink;
     try {
       if (o instanceof Date) {
         const t = o.getTime();
-        sink.write(Number.isNaN(t) ? '{"$lg:date":"invalid"}' : quote(o.toISOString()));
+        if (Number.isNaN(t)) this.w('{"$lg:date":"invalid"}');
+        else this.string(o.toISOString());
       } else if (ArrayBuffer.isView(o)) {
-        sink.write(bytesMarker(new Uint8Array(o.buffer, o.byteOffset, o.byteLength)));
+        this.w(bytesMarker(new Uint8Array(o.buffer, o.byteOffset, o.byteLength)));
       } else if (o instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer)) {
-        sink.write(bytesMarker(new Uint8Array(o)));
+        this.w(bytesMarker(new Uint8Array(o)));
       } else if (o instanceof Map) {
         this.map(o);
       } else if (o instanceof Set) {
@@ -316,21 +432,25 @@ class Canonicalizer {
       } else if (o instanceof Number || o instanceof String || o instanceof Boolean) {
         this.value(o.valueOf());
       } else if (o instanceof RegExp) {
-        sink.write(`{"$lg:regexp":${this.stringText(String(o))}}`);
+        this.w(`{"$lg:regexp":${this.stringText(String(o))}}`);
       } else if (o instanceof Error) {
         this.members(o, `"$lg:exception":${this.stringText(describeError(o))}`);
       } else {
         this.members(o, null);
       }
     } catch (error) {
-      sink.write(`{"$lg:error":${quote(describeError(error))}}`);
+      this.w(`{"$lg:error":${quote(describeError(error))}}`);
     }
   }
 
-  /** Canonical text of one Map/Set element on its own, with the same limits and the same node budget. */
+  /**
+   * Canonical text of one Map/Set element on its own, with the same limits
+   * and node budget, untransformed: elements are sorted by this text, which
+   * must not depend on what the caller is fingerprinting.
+   */
   private sub(v: unknown): string {
     const sink = new BoundedSink(this.state.limit);
-    new Canonicalizer(sink, this.state).root(v);
+    new Canonicalizer(sink, this.state, PLAIN).root(v);
     return sink.finish();
   }
 
@@ -341,18 +461,17 @@ class Canonicalizer {
       entries.push([this.sub(k), this.sub(v)]);
     }
     entries.sort((a, b) => compareText(a[0], b[0]) || compareText(a[1], b[1]));
-    const sink = this.sink;
-    sink.write('{"$lg:map":[');
+    this.w('{"$lg:map":[');
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as [string, string];
-      sink.write(i === 0 ? '[' : ',[');
-      sink.write(e[0]);
-      sink.write(',');
-      sink.write(e[1]);
-      sink.write(']');
+      this.w(i === 0 ? '[' : ',[');
+      this.w(e[0]);
+      this.w(',');
+      this.w(e[1]);
+      this.w(']');
     }
-    if (entries.length < m.size) sink.write(`${entries.length > 0 ? ',' : ''}{"$lg:elided":${m.size - entries.length}}`);
-    sink.write(']}');
+    if (entries.length < m.size) this.w(`${entries.length > 0 ? ',' : ''}{"$lg:elided":${m.size - entries.length}}`);
+    this.w(']}');
   }
 
   private set(s: Set<unknown>): void {
@@ -362,14 +481,13 @@ class Canonicalizer {
       texts.push(this.sub(v));
     }
     texts.sort(compareText);
-    const sink = this.sink;
-    sink.write('{"$lg:set":[');
+    this.w('{"$lg:set":[');
     for (let i = 0; i < texts.length; i++) {
-      if (i > 0) sink.write(',');
-      sink.write(texts[i] as string);
+      if (i > 0) this.w(',');
+      this.w(texts[i] as string);
     }
-    if (texts.length < s.size) sink.write(`${texts.length > 0 ? ',' : ''}{"$lg:elided":${s.size - texts.length}}`);
-    sink.write(']}');
+    if (texts.length < s.size) this.w(`${texts.length > 0 ? ',' : ''}{"$lg:elided":${s.size - texts.length}}`);
+    this.w(']}');
   }
 }
 
@@ -382,19 +500,49 @@ function functionName(fn: unknown): string {
   }
 }
 
+function walk(value: unknown, limit: number, transforms: WalkTransforms): Canonicalizer {
+  const c = new Canonicalizer(new BoundedSink(limit), { nodes: 0, ancestors: [], limit }, transforms);
+  c.root(value);
+  return c;
+}
+
+function failureText(error: unknown): string {
+  // Only a runtime failure (e.g. out of memory on a pathological input) lands here.
+  return `{"$lg:error":${quote(describeError(error))}}`;
+}
+
 /**
  * Canonical text of any value: RFC 8785 for JSON values, the documented
  * `$lg:` encodings for the rest. Never throws; bounded in time and size.
  */
 export function canonicalize(value: unknown, maxBytes?: number): string {
-  const limit = effectiveMaxBytes(maxBytes);
-  const sink = new BoundedSink(limit);
   try {
-    new Canonicalizer(sink, { nodes: 0, ancestors: [], limit }).root(value);
-    return sink.finish();
+    return walk(value, effectiveMaxBytes(maxBytes), PLAIN).sink.finish();
   } catch (error) {
-    // Only a runtime failure (e.g. out of memory in a pathological input) lands here.
-    return `{"$lg:error":${quote(describeError(error))}}`;
+    return failureText(error);
+  }
+}
+
+/**
+ * Canonical text of arguments and, when normalisation changes anything, of
+ * the normalised arguments (`normalized` is null when it would equal `text`
+ * by construction). Never throws.
+ */
+export function canonicalizeArgs(value: unknown, maxBytes: number, ignore: ReadonlySet<string> | null): { text: string; normalized: string | null } {
+  try {
+    const c = walk(value, maxBytes, { normalize: true, ignore, mask: null });
+    return { text: c.sink.finish(), normalized: c.norm === null ? null : c.norm.finish() };
+  } catch (error) {
+    return { text: failureText(error), normalized: null };
+  }
+}
+
+/** Canonical text of a result with volatile members and text masked. Never throws. */
+export function canonicalizeMasked(value: unknown, maxBytes: number, mask: MaskSettings): string {
+  try {
+    return walk(value, maxBytes, { normalize: false, ignore: null, mask }).sink.finish();
+  } catch (error) {
+    return failureText(error);
   }
 }
 

@@ -4,12 +4,11 @@
  * docs/fingerprints.md is the reference for every rule here.
  */
 import type { Outcome } from '../types.js';
-import { canonicalize, effectiveMaxBytes, hashValue } from './canonical.js';
+import { canonicalizeArgs, canonicalizeMasked, effectiveMaxBytes, hashValue } from './canonical.js';
 import { hashText } from './hash.js';
-import { normalizeArgs } from './normalize.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
-import { maskErrorMessage, maskVolatile, volatileKeySet } from './volatile.js';
+import { maskErrorMessage, volatileKeySet } from './volatile.js';
 
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
@@ -43,24 +42,16 @@ function asJsonValue(value: unknown, maxBytes: number): unknown {
 /** Hashes of a call's arguments: raw (argsHash) and conservatively normalised (normArgsHash). Never throws. */
 export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsFingerprint {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  const value = asJsonValue(args, maxBytes);
-  const text = canonicalize(value, maxBytes);
+  const { text, normalized } = canonicalizeArgs(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs));
   const argsHash = hashText(text);
-  const norm = normalizeArgs(value, keySet(opts?.ignoreArgs));
-  if (norm === value) return { argsHash, normArgsHash: argsHash };
-  const normText = canonicalize(norm, maxBytes);
-  return { argsHash, normArgsHash: normText === text ? argsHash : hashText(normText) };
+  return { argsHash, normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized) };
 }
 
 /** Hash of a call's result with volatile fields masked (see VOLATILE_KEYS, maskVolatileText). Never throws. */
 export function resultHash(result: unknown, opts?: FingerprintOptions): string {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  const value = asJsonValue(result, maxBytes);
-  const masked = maskVolatile(value, {
-    defaults: opts?.maskVolatile !== false,
-    extra: volatileKeySet(opts?.volatileKeys),
-  });
-  return hashValue(masked, maxBytes);
+  const mask = { defaults: opts?.maskVolatile !== false, extra: volatileKeySet(opts?.volatileKeys) };
+  return hashText(canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask));
 }
 
 /** Error messages longer than this are masked in their head only (bounds the regex work). */

@@ -6,6 +6,8 @@
  * prose-like strings. docs/fingerprints.md lists the rules.
  */
 
+import { isRecord } from './record.js';
+
 /** Containers nested deeper than this are left as they are. */
 const MAX_DEPTH = 64;
 /** Longer strings are left as they are: near-duplicate matching of whole documents is not worth their cost on the hot path. */
@@ -18,6 +20,13 @@ const CODE_CHARS = /[=(){}[\]<>;|&$`\\*]/;
 const WHITESPACE_RUN = /\s+/;
 /** Quick test for "nothing to do": no whitespace anomalies and no upper-case letter (ASCII or not). */
 const MAYBE_CHANGES = /\s\s|[^\S ]|^\s|\s$|\p{Lu}|\p{Lt}/u;
+/** Only whitespace, upper-case ASCII and non-ASCII can lead to a change; most argument strings (paths, URLs, ids) have none. */
+const MAY_CHANGE = /[\sA-Z\u0080-\uffff]/;
+/** Above this many tokens, repeated words are found with a Set instead of a scan. */
+const SCAN_TOKENS = 16;
+
+const CODE_CHAR_CODES = new Uint8Array(128);
+for (const ch of '=(){}[]<>;|&$`\\*') CODE_CHAR_CODES[ch.charCodeAt(0)] = 1;
 
 /**
  * Normalises one string:
@@ -28,39 +37,132 @@ const MAYBE_CHANGES = /\s\s|[^\S ]|^\s|\s$|\p{Lu}|\p{Lt}/u;
  * Tokens that are not plain words (paths, URLs, flags like -R, numbers,
  * identifiers with digits, quoted or punctuated tokens) are never changed.
  * Strings longer than {@link MAX_NORMALIZED_CHARS} are returned unchanged.
+ * Returns `s` itself when nothing changes.
  */
 export function normalizeText(s: string): string {
-  if (s.length > MAX_NORMALIZED_CHARS) return s;
+  const n = s.length;
+  if (n > MAX_NORMALIZED_CHARS || !MAY_CHANGE.test(s)) return s;
+  // One pass over the code units decides, for the common ASCII case, whether there is anything to do.
+  let spaces = 0;
+  let anomaly = false;
+  let upper = false;
+  let code = false;
+  let prevSpace = true;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32) {
+      if (prevSpace) anomaly = true;
+      prevSpace = true;
+      spaces++;
+      continue;
+    }
+    prevSpace = false;
+    if (c >= 128) return normalizeUnicode(s);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 9 && c <= 13) anomaly = true;
+    else if (CODE_CHAR_CODES[c] === 1) code = true;
+  }
+  if (prevSpace && n > 0) anomaly = true;
+  if (code) return anomaly ? collapse(s) : s;
+  if (!anomaly && !upper) {
+    if (spaces === 0) return s;
+    // Already lower-case and single-spaced: only a repeated token can change it.
+    const tokens = s.split(' ');
+    if (!hasRepeat(tokens)) return s;
+    return prose(tokens, s, false, isAsciiWord);
+  }
+  return prose(anomaly ? s.trim().split(WHITESPACE_RUN) : s.split(' '), s, anomaly, isAsciiWord);
+}
+
+function hasRepeat(tokens: string[]): boolean {
+  const n = tokens.length;
+  if (n > SCAN_TOKENS) return new Set(tokens).size !== n;
+  for (let i = 1; i < n; i++) {
+    const t = tokens[i];
+    for (let j = 0; j < i; j++) if (tokens[j] === t) return true;
+  }
+  return false;
+}
+
+function collapse(s: string): string {
+  const trimmed = s.trim();
+  return trimmed === '' ? '' : trimmed.split(WHITESPACE_RUN).join(' ');
+}
+
+/** Case folding and repeated-word dropping over whitespace-separated tokens; `changed` says the tokens are already known not to rejoin into `original`. */
+function prose(tokens: string[], original: string, changed: boolean, isWord: (t: string) => boolean): string {
+  const useSet = tokens.length > SCAN_TOKENS;
+  const seen = useSet ? new Set<string>() : null;
+  const seenList: string[] = [];
+  const kept: string[] = [];
+  for (const token of tokens) {
+    if (token === '') continue;
+    if (!isWord(token)) {
+      kept.push(token);
+      continue;
+    }
+    const word = token.toLowerCase();
+    if (seen !== null ? seen.has(word) : seenList.includes(word)) {
+      changed = true;
+      continue;
+    }
+    if (seen !== null) seen.add(word);
+    else seenList.push(word);
+    if (word !== token) changed = true;
+    kept.push(word);
+  }
+  if (!changed) return original;
+  const out = kept.join(' ');
+  return out === original ? original : out;
+}
+
+/** {@link WORD} for ASCII tokens, without a regex. */
+function isAsciiWord(t: string): boolean {
+  let end = t.length;
+  const last = t.charCodeAt(end - 1);
+  if (last === 44 || last === 59 || last === 33 || last === 63) end--; // , ; ! ?
+  let prevLetter = false;
+  for (let i = 0; i < end; i++) {
+    const c = t.charCodeAt(i);
+    const lower = c | 0x20; // folds A-Z onto a-z; no other ASCII code lands in a-z
+    if (lower >= 97 && lower <= 122) {
+      prevLetter = true;
+      continue;
+    }
+    // ' or - join two letter runs.
+    if ((c === 39 || c === 45) && prevLetter && i + 1 < end) {
+      prevLetter = false;
+      continue;
+    }
+    return false;
+  }
+  return prevLetter;
+}
+
+function isUnicodeWord(t: string): boolean {
+  return WORD.test(t);
+}
+
+/** The same rules for strings with non-ASCII characters (Unicode letters, spaces and case). */
+function normalizeUnicode(s: string): string {
   if (s.indexOf(' ') === -1 && !MAYBE_CHANGES.test(s)) return s;
   const trimmed = s.trim();
   if (trimmed === '') return '';
-  const tokens = trimmed.split(WHITESPACE_RUN);
-  let out: string;
   if (CODE_CHARS.test(trimmed)) {
-    out = tokens.join(' ');
-  } else {
-    const seen = new Set<string>();
-    const kept: string[] = [];
-    for (const token of tokens) {
-      if (!WORD.test(token)) {
-        kept.push(token);
-        continue;
-      }
-      const word = token.toLowerCase();
-      if (seen.has(word)) continue;
-      seen.add(word);
-      kept.push(word);
-    }
-    out = kept.join(' ');
+    const out = trimmed.split(WHITESPACE_RUN).join(' ');
+    return out === s ? s : out;
   }
-  return out === s ? s : out;
+  return prose(trimmed.split(WHITESPACE_RUN), s, true, isUnicodeWord);
 }
 
 /**
- * Returns `args` itself when normalisation changes nothing (so the caller can
- * reuse the raw hash), else a normalised copy of the changed parts. Only
- * strings inside plain objects and arrays are normalised; keys never are;
- * properties named in `ignore` are dropped at any depth.
+ * The normalisation as a value: `args` itself when nothing changes, else a
+ * copy of the changed parts. fingerprintArgs does not call this (it
+ * normalises inside its one canonicalisation pass); this form is for callers
+ * that want to see or time the normalised arguments, and tests hold the two
+ * to the same hashes for JSON data. Strings inside objects and arrays are
+ * normalised, keys never are; members named in `ignore` are dropped at any
+ * depth. Never throws.
  */
 export function normalizeArgs(args: unknown, ignore: ReadonlySet<string> | null): unknown {
   try {
@@ -90,8 +192,7 @@ function normalizeValue(v: unknown, ignore: ReadonlySet<string> | null, ancestor
     ancestors.pop();
     return copy ?? v;
   }
-  const proto: unknown = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return v;
+  if (!isRecord(v)) return v;
   ancestors.push(v);
   const src = v as Record<string, unknown>;
   const keys = Object.keys(src);
@@ -113,6 +214,7 @@ function normalizeValue(v: unknown, ignore: ReadonlySet<string> | null, ancestor
   ancestors.pop();
   return copy ?? v;
 }
+
 
 /** A null-prototype copy of the first `n` members (null prototype so a "__proto__" key stays an ordinary member). */
 function copyPrefix(src: Record<string, unknown>, keys: string[], n: number): Record<string, unknown> {

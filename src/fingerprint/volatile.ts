@@ -6,6 +6,8 @@
  * before hashing. docs/fingerprints.md documents every rule.
  */
 
+import { isRecord } from './record.js';
+
 /** Replaces a masked value; the key stays. */
 export const VOLATILE_MARKER = '$lg:volatile';
 
@@ -105,21 +107,44 @@ export function volatileKeySet(keys: readonly string[] | undefined): ReadonlySet
   return set;
 }
 
-/** ISO-8601 date-times (a time part is required: a bare date is usually data), UUIDs, per-run temp dirs. */
-const VOLATILE_TEXT =
-  /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|(?:\/private)?\/(?:var\/)?tmp\/(?:tmp[._-]?[A-Za-z0-9_]{6,}|pytest-of-[^/\s]+\/pytest-\d+)|\/var\/folders\/[\w+-]+\/[\w+-]+\/T\/[\w.-]+/g;
-const VOLATILE_TEXT_TEST = new RegExp(VOLATILE_TEXT.source);
+/** ISO-8601 date-time; the time part is required (a bare date is usually data). */
+const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?/g;
+const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+/** mktemp (/tmp/tmp.XXXXXXXXXX), Python tempfile (/tmp/tmpXXXXXXXX), pytest (/tmp/pytest-of-USER/pytest-N), macOS per-user temp. */
+const TEMP_DIR = /(?:\/private)?\/(?:var\/)?tmp\/(?:tmp[._-]?[A-Za-z0-9_]{6,}|pytest-of-[^/\s]+\/pytest-\d+)|\/var\/folders\/[\w+-]+\/[\w+-]+\/T\/[\w.-]+/g;
 
-function textMarker(match: string): string {
-  if (match.charCodeAt(0) === 47 /* / */) return '<tmpdir>';
-  return match.length === 36 && match.charCodeAt(8) === 45 /* - */ && match.charCodeAt(13) === 45 ? '<uuid>' : '<timestamp>';
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** A ':' with the shape of YYYY-MM-DD[T ]HH: before it (cheap gate before the regex: URLs have ':' too). */
+function mayHoldTimestamp(s: string): boolean {
+  for (let i = s.indexOf(':', 13); i !== -1; i = s.indexOf(':', i + 1)) {
+    const sep = s.charCodeAt(i - 3);
+    if (isDigit(s.charCodeAt(i - 1)) && isDigit(s.charCodeAt(i - 2)) && (sep === 84 || sep === 32) && s.charCodeAt(i - 6) === 45) return true;
+  }
+  return false;
 }
 
-/** Masks ISO-8601 date-times, UUIDs and per-run temp directories inside a string. */
+/** A '-' with further '-' at +5, +10 and +15, as in 8-4-4-4-12. */
+function mayHoldUuid(s: string): boolean {
+  for (let i = s.indexOf('-', 8); i !== -1 && i + 28 <= s.length; i = s.indexOf('-', i + 1)) {
+    if (s.charCodeAt(i + 5) === 45 && s.charCodeAt(i + 10) === 45 && s.charCodeAt(i + 15) === 45) return true;
+  }
+  return false;
+}
+
+/**
+ * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`) and per-run
+ * temp directories (`<tmpdir>`) inside a string. Each pattern runs only when
+ * a character it requires is present: this is applied to every string of
+ * every result.
+ */
 export function maskVolatileText(s: string): string {
   // Shortest match is a 15-char temp dir or a 16-char date-time.
-  if (s.length < 15 || !VOLATILE_TEXT_TEST.test(s)) return s;
-  return s.replace(VOLATILE_TEXT, textMarker);
+  if (s.length < 15) return s;
+  if (mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
+  if (mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
+  if (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1) s = s.replace(TEMP_DIR, '<tmpdir>');
+  return s;
 }
 
 const HEX_ID = /\b0x[0-9a-fA-F]{6,}\b|\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b/g;
@@ -140,7 +165,7 @@ export function maskErrorMessage(message: string): string {
     .replace(DURATION, '<duration>');
 }
 
-/** Settings of one masking pass. */
+/** What a resultHash masks. */
 export interface MaskSettings {
   /** Apply the default key lists and text patterns. */
   readonly defaults: boolean;
@@ -148,14 +173,36 @@ export interface MaskSettings {
   readonly extra: ReadonlySet<string> | null;
 }
 
+/**
+ * Whether a member is masked: its key is an extra volatile key, or (with the
+ * defaults on) a VOLATILE_KEYS/VOLATILE_KEY_SUFFIXES/DURATION_KEYS key, or a
+ * MINTED_KEYS/MINTED_KEY_SUFFIXES key outside arrays.
+ */
+export function isMaskedKey(key: string, settings: MaskSettings, inArray: boolean): boolean {
+  const info = keyInfo(key);
+  if (settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form))) return true;
+  if (!settings.defaults) return false;
+  return info.cls === ALWAYS || (info.cls === MINTED && !inArray);
+}
+
+/**
+ * Values that masking replaces: non-empty strings, numbers, bigints. null,
+ * booleans and "" say "absent" or are flags, and are kept; objects under a
+ * volatile key are data (a `receipt` object) and are descended into.
+ */
+export function isMaskedScalar(v: unknown): boolean {
+  return (typeof v === 'string' && v !== '') || typeof v === 'number' || typeof v === 'bigint';
+}
+
 const MAX_DEPTH = 64;
 
 /**
- * Returns `value` itself when nothing in it is volatile, else a copy with
- * volatile scalars replaced by {@link VOLATILE_MARKER} (objects under volatile
- * keys are descended into, not replaced: a `receipt` object is data) and
- * volatile text inside strings replaced by `<timestamp>`, `<uuid>`, `<tmpdir>`.
- * Only plain objects and arrays are descended into.
+ * The masking as a value: `value` itself when nothing in it is volatile,
+ * else a copy with volatile scalars replaced by {@link VOLATILE_MARKER} and
+ * volatile text replaced by `<timestamp>`, `<uuid>`, `<tmpdir>`. resultHash
+ * does not call this (it masks inside its one canonicalisation pass); this
+ * form is for callers that want to see or time the masked result, and tests
+ * hold the two to the same hashes for JSON data. Never throws.
  */
 export function maskVolatile(value: unknown, settings: MaskSettings): unknown {
   if (!settings.defaults && settings.extra === null) return value;
@@ -164,13 +211,6 @@ export function maskVolatile(value: unknown, settings: MaskSettings): unknown {
   } catch {
     return value;
   }
-}
-
-function isMaskedKey(key: string, settings: MaskSettings, inArray: boolean): boolean {
-  const info = keyInfo(key);
-  if (settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form))) return true;
-  if (!settings.defaults) return false;
-  return info.cls === ALWAYS || (info.cls === MINTED && !inArray);
 }
 
 function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[]): unknown {
@@ -192,8 +232,7 @@ function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancesto
     ancestors.pop();
     return copy ?? v;
   }
-  const proto: unknown = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return v;
+  if (!isRecord(v)) return v;
   ancestors.push(v);
   const src = v as Record<string, unknown>;
   const keys = Object.keys(src);
@@ -202,7 +241,7 @@ function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancesto
     const k = keys[i] as string;
     const item = src[k];
     let m: unknown;
-    if (isScalar(item) && isMaskedKey(k, settings, inArray)) m = VOLATILE_MARKER;
+    if (item !== undefined && isMaskedScalar(item) && isMaskedKey(k, settings, inArray)) m = VOLATILE_MARKER;
     else m = maskValue(item, settings, inArray, ancestors);
     if (copy !== null) copy[k] = m;
     else if (m !== item) {
@@ -213,9 +252,4 @@ function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancesto
   }
   ancestors.pop();
   return copy ?? v;
-}
-
-/** Masked values: strings, numbers, bigints. null, booleans and empty strings say "absent"/"flag" and are kept. */
-function isScalar(v: unknown): boolean {
-  return (typeof v === 'string' && v !== '') || typeof v === 'number' || typeof v === 'bigint';
 }

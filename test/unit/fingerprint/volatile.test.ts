@@ -112,6 +112,10 @@ describe('maskVolatileText', () => {
     ['id 123e4567-e89b-12d3-a456-426614174000 ok', 'id <uuid> ok'],
     ['/tmp/tmp.AbCdEf1234/x and /private/tmp/tmpq1w2e3r4', '<tmpdir>/x and <tmpdir>'],
     ['on 2026-11-30 only', 'on 2026-11-30 only'],
+    ['see https://a.b/c-d-e at 2026-11-30T01:02:03Z', 'see https://a.b/c-d-e at <timestamp>'],
+    ['2026-11-30T01:02', '<timestamp>'],
+    ['a-b-c-d-e then 123e4567-e89b-12d3-a456-426614174000', 'a-b-c-d-e then <uuid>'],
+    ['times 12:30 and 2026-11-30 12:30:00 and 1:2', 'times 12:30 and <timestamp> and 1:2'],
     ['short', 'short'],
   ])('%s', (input, expected) => {
     expect(maskVolatileText(input)).toBe(expected);
