@@ -97,13 +97,14 @@ export async function decodeContentEncoding(body: Buffer, encoding: string | und
 }
 
 /**
- * Ends a response whose request body was not (fully) read. The connection is
- * closed afterwards; the rest of the upload is discarded up to a bound so the
- * client can read the answer instead of seeing a reset.
+ * For an error answer sent before the request body was (fully) read; call it
+ * before sending. The connection is closed after the answer, and the rest of
+ * the upload is discarded up to a bound so the client can read the answer
+ * instead of seeing a reset.
  */
-export function finishUnreadRequest(req: IncomingMessage, res: ServerResponse): void {
+export function discardUnreadBody(req: IncomingMessage, res: ServerResponse): void {
   if (req.complete) return;
-  res.setHeader('connection', 'close');
+  if (!res.headersSent) res.setHeader('connection', 'close');
   let discarded = 0;
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;

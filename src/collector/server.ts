@@ -17,7 +17,7 @@ import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.js';
 import {
   bodyFormatOf,
   decodeContentEncoding,
-  finishUnreadRequest,
+  discardUnreadBody,
   HttpError,
   readBody,
   sendBody,
@@ -142,9 +142,9 @@ class CollectorHost {
     if (!this.authorized(req)) {
       this.metrics.requestsRejected.add(1, { reason: 'unauthorized' });
       const error = new HttpError(401, 'missing or invalid bearer token', 'unauthorized', { 'www-authenticate': 'Bearer realm="loopguard"' }, RPC_UNAUTHENTICATED);
+      discardUnreadBody(req, res);
       if (isTraces) sendRpcStatus(res, bodyFormatOf(req.headers['content-type']), error);
       else sendJson(res, 401, { error: error.message }, error.headers);
-      finishUnreadRequest(req, res);
       return;
     }
     if (isTraces) {
@@ -166,8 +166,8 @@ class CollectorHost {
       this.handleRun(path.slice(RUNS_PREFIX.length), res);
       return;
     }
+    discardUnreadBody(req, res);
     sendJson(res, 404, { error: `no such endpoint: ${path}` });
-    finishUnreadRequest(req, res);
   }
 
   private handleRun(encodedKey: string, res: ServerResponse): void {
@@ -229,8 +229,8 @@ class CollectorHost {
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (err.reason) this.metrics.requestsRejected.add(1, { reason: err.reason });
+      discardUnreadBody(req, res);
       sendRpcStatus(res, format, err);
-      finishUnreadRequest(req, res);
     }
   }
 
@@ -286,8 +286,8 @@ class CollectorHost {
 
 function allowMethod(req: IncomingMessage, res: ServerResponse, methods: string[]): boolean {
   if (methods.includes(req.method ?? '')) return true;
+  discardUnreadBody(req, res);
   sendJson(res, 405, { error: `method ${req.method} not allowed; use ${methods.join(' or ')}` }, { allow: methods.join(', ') });
-  finishUnreadRequest(req, res);
   return false;
 }
 

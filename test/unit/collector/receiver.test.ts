@@ -30,12 +30,13 @@ let upstream: Upstream;
 let collector: RunningCollector;
 const annotator = new CountingAnnotator();
 const MAX_BODY = 64 * 1024;
+const logs: string[] = [];
 
 beforeAll(async () => {
   upstream = await startUpstream();
   collector = await startCollector(
     { listen: { host: '127.0.0.1', port: 0 }, maxBodyBytes: MAX_BODY, batch: { intervalMs: 10 }, forward: { endpoint: upstream.url } },
-    { createAnnotator: () => annotator, log: () => {} },
+    { createAnnotator: () => annotator, log: (m) => logs.push(m) },
   );
 });
 afterAll(async () => {
@@ -192,5 +193,11 @@ describe('GET /v1/runs/{key}', () => {
     const unknown = await fetch(`${collector.url}/v1/runs/${encodeURIComponent('conv 42/ä')}`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ error: 'unknown run: conv 42/ä', runKey: 'conv 42/ä' });
+  });
+});
+
+describe('after all of the above', () => {
+  it('logged no internal error: every bad request got its intended answer', () => {
+    expect(logs.filter((l) => l.includes('internal error'))).toEqual([]);
   });
 });
