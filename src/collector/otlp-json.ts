@@ -141,7 +141,8 @@ function parseJson(text: string): unknown {
 }
 
 function decodeBody<T>(type: Type, body: Uint8Array | string): T {
-  const text = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: false }).decode(body);
+  // TextDecoder drops a UTF-8 byte-order mark, which some HTTP clients prepend to JSON.
+  const text = typeof body === 'string' ? body.replace(/^\uFEFF/, '') : new TextDecoder('utf-8', { fatal: false }).decode(body);
   return decodeMessage('', type, parseJson(text)) as T;
 }
 

@@ -129,6 +129,12 @@ describe('OTLP/JSON decoding against the OTLP specification example', () => {
     }
   });
 
+  it('accepts a body that starts with a UTF-8 byte-order mark', () => {
+    const expected = decodeTraceRequestJson(SPEC_EXAMPLE);
+    expect(decodeTraceRequestJson(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(SPEC_EXAMPLE)]))).toEqual(expected);
+    expect(decodeTraceRequestJson(`\uFEFF${SPEC_EXAMPLE}`)).toEqual(expected);
+  });
+
   it('ignores unknown fields, as OTLP receivers must', () => {
     const request = decodeTraceRequestJson('{"resourceSpans":[{"schemaUrl":"s","entityRefs2":[1]}],"somethingNew":{"x":1}}');
     expect(request).toEqual({ resourceSpans: [{ schemaUrl: 's' }] });
