@@ -1,9 +1,10 @@
 /**
  * Vercel AI SDK 7: `generateText` with a tool, driven by the SDK's own
  * MockLanguageModelV4 scripted to repeat one tool call. loopguard joins as a
- * global telemetry integration: no code change, ESM or CJS. In ai@7 a
- * blocked call reaches the model as a tool error, and the break rejects
- * `generateText` on its next model call.
+ * global telemetry integration: no code change, ESM or CJS. The nudge is
+ * written into the tool result the model reads next, a blocked call reaches
+ * the model as a tool error, and the break rejects `generateText` on its
+ * next model call.
  */
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';

@@ -28,16 +28,17 @@ interface ToolEndEvent {
  *   `executeTool`, which wraps the execution but cannot change its output.
  *   The output is taken from `onToolExecutionEnd`, which ai@7 calls after
  *   the wrapper returned; the guard finishes the call then. A blocked call
- *   fails with the "not executed" text (the model gets it as a tool error),
- *   and a nudge reaches the model only through `onLoop`. A break fails the
+ *   fails with the "not executed" text (the model gets it as a tool error);
+ *   a nudge is written into the output object ai@7 passes that hook, which
+ *   is the result the model reads next. A break fails the
  *   tool call, then the run: the next model call of the same generation
  *   (`executeLanguageModelCall`) throws the LoopBreakError, so
  *   `generateText` rejects with it.
  */
 export class LoopguardAiSdkTelemetry {
   private readonly breaks = new Map<string, LoopBreakError>();
-  /** Per tool call that ran: hands the guard the output ai@7 reports afterwards. */
-  private readonly outputs = new Map<string, (output: unknown) => void>();
+  /** Per tool call that ran: hands the guard the output ai@7 reports afterwards, and the guard's answer. */
+  private readonly outputs = new Map<string, { deliver: (output: unknown) => void; answer: Promise<unknown> }>();
   /** Per generation: guard decisions still in progress (they may break the run). */
   private readonly deciding = new Map<string, Set<Promise<void>>>();
 
@@ -105,7 +106,7 @@ export class LoopguardAiSdkTelemetry {
         throw outcome instanceof LoopBreakError ? outcome : first.error.error;
       }
       // The tool ran; ai@7 reads its output after this returns and hands it to onToolExecutionEnd.
-      this.outputs.set(`${runId}\u0000${toolCallId}`, deliver);
+      this.outputs.set(`${runId}\u0000${toolCallId}`, { deliver, answer: guarded.catch(() => undefined) });
       this.track(runId, settled);
       return undefined;
     }
@@ -117,12 +118,21 @@ export class LoopguardAiSdkTelemetry {
     return undefined;
   }
 
-  onToolExecutionEnd(event: ToolEndEvent): void {
+  /**
+   * ai@7 awaits this hook, and the `toolOutput` it passes is the very result
+   * object it then hands the model: once the guard has decided, a nudge is
+   * put into that output, so the model reads it as with the other adapters.
+   */
+  async onToolExecutionEnd(event: ToolEndEvent): Promise<void> {
     const key = `${event?.callId ?? ''}\u0000${event?.toolCall?.toolCallId ?? ''}`;
-    const deliver = this.outputs.get(key);
-    if (!deliver) return;
+    const entry = this.outputs.get(key);
+    if (!entry) return;
     this.outputs.delete(key);
-    deliver(event.toolOutput?.type === 'tool-result' ? event.toolOutput.output : undefined);
+    const toolOutput = event.toolOutput;
+    const output = toolOutput?.type === 'tool-result' ? toolOutput.output : undefined;
+    entry.deliver(output);
+    const answer = await entry.answer;
+    if (toolOutput?.type === 'tool-result' && answer !== undefined && answer !== output && !isNotExecuted(answer)) toolOutput.output = answer;
   }
 
   async executeLanguageModelCall(event: { callId?: string; execute: () => Promise<unknown> }): Promise<unknown> {
@@ -160,7 +170,7 @@ export class LoopguardAiSdkTelemetry {
   private forget(callId: string | undefined): void {
     if (callId === undefined) return;
     this.breaks.delete(callId);
-    for (const [key, deliver] of this.outputs) {
+    for (const [key, { deliver }] of this.outputs) {
       if (!key.startsWith(`${callId}\u0000`)) continue;
       // A generation that ended without reporting a tool's output: finish the guard's span anyway.
       deliver(undefined);

@@ -31,9 +31,9 @@ function searchTool(calls: ScriptedCall[]) {
   return tool({ description: 'search the web', inputSchema: z.object({ query: z.string() }), execute: async ({ query }: { query: string }) => answer(query) });
 }
 
-function generate(calls: ScriptedCall[], extra: Record<string, unknown> = {}) {
+function generate(calls: ScriptedCall[], extra: Record<string, unknown> = {}, model = new MockLanguageModelV4({ doGenerate: scriptedDoGenerate(calls) as never })) {
   return generateText({
-    model: new MockLanguageModelV4({ doGenerate: scriptedDoGenerate(calls) as never }),
+    model,
     tools: { search: searchTool(calls) },
     stopWhen: isStepCount(40),
     prompt: 'weather?',
@@ -58,9 +58,23 @@ describe('AI SDK 7 adapter (global telemetry integration)', () => {
     const calls = repeatedSearch(12);
     const reference = await referenceSteps(calls);
     useGuard();
-    const err = await h.guard.run('ai7-loop', () => generate(calls)).then(() => undefined, (e: unknown) => e);
+    const steps: Array<{ content: Array<{ type: string; output?: unknown; error?: unknown }> }> = [];
+    const model = new MockLanguageModelV4({ doGenerate: scriptedDoGenerate(calls) as never });
+    const err = await h.guard
+      .run('ai7-loop', () => generate(calls, { onStepFinish: (s: never) => void steps.push(s) }, model))
+      .then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(LoopBreakError);
     expect(firstSteps(events)).toEqual(reference);
+    // What the model read: the nudge in a real result, then tool errors carrying the "not executed" text.
+    const parts = steps.flatMap((s) => s.content.filter((p) => p.type === 'tool-result' || p.type === 'tool-error'));
+    expect(parts.some((p) => typeof p.output === 'string' && p.output.startsWith('Sunny, 21°C\n\n[loopguard warning]'))).toBe(true);
+    const errors = parts.filter((p) => p.type === 'tool-error').map((p) => String((p.error as Error).message));
+    expect(errors.slice(0, reference.break! - reference.critical!).every((m) => m.includes('NOT executed'))).toBe(true);
+    // And the prompts the model actually got: the nudge after the warning step, the block after the first critical one.
+    const prompts = model.doGenerateCalls.map((c) => JSON.stringify(c.prompt));
+    expect(prompts[reference.warning!]).toContain('[loopguard warning]');
+    expect(prompts[reference.critical!]).toContain('NOT executed');
+    expect(prompts).toHaveLength(reference.break!);
     const actions = h.toolSpans().map((s) => s.attributes['loopguard.action'] ?? '-');
     expect(actions.filter((a) => a === 'block').length).toBe(reference.break! - reference.critical!);
     await h.close();
