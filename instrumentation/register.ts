@@ -10,6 +10,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { LoopGuardConfigError, isPlainObject } from '../src/options.js';
 import { LoopGuardSpanProcessor, type LoopGuardProcessorOptions } from '../src/processor.js';
 import { VERSION } from '../src/version.js';
@@ -115,7 +116,7 @@ export function register(options: RegisterOptions = {}): Guard {
   const serviceName = options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? 'agent';
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
-    .merge(resourceFromAttributes({ 'service.name': serviceName }));
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }));
   const exporter = chooseExporter(options.exporter);
   const provider = new NodeTracerProvider({
     resource,
