@@ -51,7 +51,8 @@ describe('AI SDK 6 adapter', () => {
     const calls = repeatedSearch(12);
     const reference = await referenceSteps(calls);
     useGuard();
-    const agent = new ToolLoopAgent({ model: new MockLanguageModelV3({ doGenerate: scriptedDoGenerate(calls) }), tools: { search: searchTool(calls) } });
+    const model = new MockLanguageModelV3({ doGenerate: scriptedDoGenerate(calls) });
+    const agent = new ToolLoopAgent({ model, tools: { search: searchTool(calls) } });
     const steps: Array<{ content: Part[] }> = [];
     const err = await h.guard
       .run('ai6-agent', () => agent.generate({ prompt: 'weather?', onStepFinish: (s) => void steps.push(s as never) }))
@@ -63,6 +64,10 @@ describe('AI SDK 6 adapter', () => {
     expect(outputs.filter((o) => (o as { status?: string }).status === 'not_executed')).toHaveLength(reference.break! - reference.critical!);
     // The loop ended at the breaking step: no model call after it.
     expect(steps).toHaveLength(reference.break!);
+    const prompts = model.doGenerateCalls.map((c) => JSON.stringify(c.prompt));
+    expect(prompts[reference.warning!]).toContain('[loopguard warning]');
+    expect(prompts[reference.critical!]).toContain('not_executed');
+    expect(prompts).toHaveLength(reference.break!);
     await h.close();
   });
 

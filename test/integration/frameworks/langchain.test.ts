@@ -27,14 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => instrumentation.disable());
 
-function agentFor(calls: ScriptedCall[]) {
+function agentFor(calls: ScriptedCall[], llm = new ScriptedToolCallingModel(calls)) {
   const results = new Map(calls.map((c) => [JSON.stringify(c.args), c.result]));
   const search = tool(async (args: { query: string }) => results.get(JSON.stringify(args)) ?? 'no result', {
     name: 'search',
     description: 'search the web',
     schema: z.object({ query: z.string() }),
   });
-  return createReactAgent({ llm: new ScriptedToolCallingModel(calls), tools: [search] });
+  return createReactAgent({ llm, tools: [search] });
 }
 
 describe('LangChain.js / LangGraph.js adapter', () => {
@@ -63,16 +63,19 @@ describe('LangChain.js / LangGraph.js adapter', () => {
     expect(reference.break).toBeDefined();
 
     useGuard();
-    const agent = agentFor(calls);
+    const llm = new ScriptedToolCallingModel(calls);
+    const agent = agentFor(calls, llm);
     const run = h.guard.run('lc-loop', () => agent.invoke({ messages: [{ role: 'user', content: 'weather?' }] }));
     const err = await run.then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(LoopBreakError);
     expect(firstSteps(events)).toEqual(reference);
 
     // What the model read: the nudge appended to a real result, then the blocked call's message.
-    const spans = h.toolSpans();
-    const blocked = spans.filter((s) => s.attributes['loopguard.action'] === 'block');
-    if (reference.critical !== undefined) expect(blocked.length).toBeGreaterThan(0);
+    expect(llm.prompts[reference.warning!]).toContain('[loopguard warning]');
+    expect(llm.prompts[reference.critical!]).toContain('NOT executed');
+    expect(llm.prompts).toHaveLength(reference.break!);
+    const blocked = h.toolSpans().filter((s) => s.attributes['loopguard.action'] === 'block');
+    expect(blocked).toHaveLength(reference.break! - reference.critical!);
     await h.close();
   });
 

@@ -34,10 +34,11 @@ function agentFor(calls: ScriptedCall[], toolOutputs: string[]) {
     parameters: z.object({ query: z.string() }),
     execute: async ({ query }) => answers.get(query) ?? 'nothing',
   });
-  const agent = new Agent({ name: 'researcher', instructions: 'answer', model: new ScriptedAgentsModel(calls), tools: [search] });
+  const model = new ScriptedAgentsModel(calls);
+  const agent = new Agent({ name: 'researcher', instructions: 'answer', model, tools: [search] });
   // What the model reads back for each call.
   agent.on('agent_tool_end', (_context, _tool, result) => void toolOutputs.push(String(result)));
-  return { agent };
+  return { agent, model };
 }
 
 describe('OpenAI Agents SDK adapter', () => {
@@ -59,7 +60,7 @@ describe('OpenAI Agents SDK adapter', () => {
     const reference = await referenceSteps(calls);
     useGuard();
     const outputs: string[] = [];
-    const { agent } = agentFor(calls, outputs);
+    const { agent, model } = agentFor(calls, outputs);
     const err = await h.guard.run('agents-loop', () => run(agent, 'weather?', { maxTurns: 30 })).then(() => undefined, (e: unknown) => e);
     expect(firstSteps(events)).toEqual(reference);
     // The runner reports a tool that throws past the tool's own error handling as ToolCallError, carrying the error.
@@ -68,6 +69,9 @@ describe('OpenAI Agents SDK adapter', () => {
     // What the model read: real results, one with the nudge appended, then the "not executed" answers.
     expect(outputs.filter((o) => o.startsWith('Sunny, 21°C\n\n[loopguard')).length).toBeGreaterThan(0);
     expect(outputs.slice(reference.critical! - 1).every((o) => !o.startsWith('Sunny'))).toBe(true);
+    expect(model.prompts[reference.warning!]).toContain('[loopguard warning]');
+    expect(model.prompts[reference.critical!]).toContain('NOT executed');
+    expect(model.prompts).toHaveLength(reference.break!);
     const actions = h.toolSpans().map((s) => s.attributes['loopguard.action'] ?? '-');
     expect(actions.filter((a) => a === 'block').length).toBe(reference.break! - reference.critical!);
     await h.close();

@@ -9,9 +9,12 @@ import type { ScriptedCall } from './trajectory.js';
  */
 export class ScriptedAgentsModel implements Model {
   private turn = 0;
+  /** The input of every model call, as JSON text: what the model read. */
+  readonly prompts: string[] = [];
   constructor(private readonly calls: ScriptedCall[], private readonly finalText = 'done') {}
 
-  async getResponse(_request: ModelRequest): Promise<ModelResponse> {
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.prompts.push(JSON.stringify(request.input));
     const call = this.calls[this.turn];
     this.turn += 1;
     const usage = new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 });

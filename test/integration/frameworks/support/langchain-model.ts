@@ -1,4 +1,4 @@
-import { AIMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import type { ScriptedCall } from './trajectory.js';
 
@@ -9,6 +9,9 @@ import type { ScriptedCall } from './trajectory.js';
  * so both are overridden; everything else is the real fake.
  */
 export class ScriptedToolCallingModel extends FakeListChatModel {
+  /** The messages of every model call, as JSON text: what the model read. */
+  readonly prompts: string[] = [];
+
   constructor(calls: ScriptedCall[], finalText = 'done') {
     super({ responses: [...calls.map((c, i) => JSON.stringify({ name: c.tool, args: c.args, id: `call_${i + 1}` })), finalText] });
   }
@@ -22,6 +25,11 @@ export class ScriptedToolCallingModel extends FakeListChatModel {
       message = new AIMessage(text);
     }
     return { message, text };
+  }
+
+  override async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: Parameters<FakeListChatModel['_generate']>[2]) {
+    this.prompts.push(JSON.stringify(messages.map((m) => m.content)));
+    return super._generate(messages, options, runManager);
   }
 
   override bindTools(): this {
