@@ -95,6 +95,24 @@ describe('Jaeger v2 with collector-config/jaeger/config.yaml', () => {
     // The tag filter really filters.
     expect(await jaegerFindTraces(jaeger.queryUrl, { service: serviceName, tags: { 'loopguard.level': 'warning' } })).toEqual([]);
   });
+
+  it('finds a stopped run by its boolean root-span attribute, as the dashboard searches it', async () => {
+    const serviceName = `infra-jaeger-run-${randomUUID().slice(0, 8)}`;
+    const otlp = createOtlpTracer(jaeger.otlpHttpUrl, serviceName);
+    const stopped = otlp.tracer.startSpan('invoke_agent answer-ticket', {
+      attributes: { 'loopguard.run.stopped': true, 'loopguard.run.stop_reason': 'loop', 'loopguard.run.detections': 3 },
+    });
+    stopped.end();
+    otlp.tracer.startSpan('invoke_agent other-ticket', { attributes: { 'loopguard.run.stopped': false } }).end();
+    await otlp.flush();
+    await otlp.shutdown();
+
+    // Grafana's Jaeger panel sends the logfmt tag `loopguard.run.stopped=true` as this JSON filter.
+    const [found, ...others] = await jaegerWaitForTraces(jaeger.queryUrl, { service: serviceName, tags: { 'loopguard.run.stopped': 'true' } });
+    expect(others).toEqual([]);
+    expect(found!.traceID).toBe(stopped.spanContext().traceId);
+    expect(jaegerTag(found!.spans[0]!, 'loopguard.run.stop_reason')).toBe('loop');
+  });
 });
 
 describe('scale-out Collectors', () => {
@@ -284,7 +302,14 @@ describe('gateway with the loopguard collector in the loop', () => {
       { description: 'loopguard_collector_spans_received_total scraped from the loopguard collector' },
     );
     expect(Number(received[0]!.value[1])).toBe(2);
-    const up = await prometheusQuery(prometheus.url, 'up');
+    // Targets are discovered and scraped independently: wait until both were scraped once.
+    const up = await waitFor(
+      async () => {
+        const samples = await prometheusQuery(prometheus.url, 'up');
+        return samples.length === 2 ? samples : undefined;
+      },
+      { description: 'both scrape targets to have an up series' },
+    );
     expect(Object.fromEntries(up.map((sample) => [sample.metric.job, sample.value[1]]))).toEqual({ 'loopguard-collector': '1', 'otelcol-gateway': '1' });
   });
 });
