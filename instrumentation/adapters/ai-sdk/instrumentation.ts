@@ -4,6 +4,7 @@ import {
   isWrapped,
 } from '@opentelemetry/instrumentation';
 import { VERSION } from '../../../src/version.js';
+import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { loadIfInstalled } from '../shared/load.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
@@ -34,7 +35,7 @@ interface GlobalWithIntegrations {
   AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[];
 }
 
-let current: AiSdkInstrumentation | undefined;
+const instances = new EnabledInstances<AiSdkInstrumentation>();
 
 /**
  * Vercel AI SDK, ai@6 and ai@7. The tool calls are guarded through the
@@ -49,6 +50,8 @@ let current: AiSdkInstrumentation | undefined;
 export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentationConfig> {
   declare ready: Promise<void>;
   declare private telemetry: LoopguardAiSdkTelemetry;
+  /** Copies whose ToolLoopAgent was patched outside the module hooks, which `disable()` must restore itself. */
+  declare private eager: AiModule[] | undefined;
 
   constructor(config: AiSdkInstrumentationConfig) {
     super('loopguard-instrumentation-ai-sdk', VERSION, config);
@@ -62,8 +65,8 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
 
   override enable(): void {
     super.enable();
-    current = this;
-    this.telemetry ??= new LoopguardAiSdkTelemetry(() => current?.getConfig().guard);
+    instances.add(this);
+    this.telemetry ??= new LoopguardAiSdkTelemetry(() => instances.current?.getConfig().guard);
     const g = globalThis as GlobalWithIntegrations;
     g.AI_SDK_TELEMETRY_INTEGRATIONS ??= [];
     // First in the list runs innermost: inside the context of any tracing integration
@@ -74,10 +77,12 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
 
   override disable(): void {
     super.disable();
-    if (current === this) current = undefined;
+    instances.remove(this);
     const list = (globalThis as GlobalWithIntegrations).AI_SDK_TELEMETRY_INTEGRATIONS;
     const at = list?.indexOf(this.telemetry) ?? -1;
     if (list && at >= 0) list.splice(at, 1);
+    for (const m of this.eager ?? []) this.unpatchV6(m);
+    this.eager = undefined;
   }
 
   /** The integration object, for calls that pass their own `telemetry.integrations`. */
@@ -88,7 +93,9 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   private async patchLoadedEsm(): Promise<void> {
     for (const name of this.getConfig().aiModules ?? ['ai']) {
       const m = (await loadIfInstalled(name)) as AiModule | undefined;
-      if (m && isV6(m)) this.patchAgent(m);
+      if (!m || !isV6(m) || !this.isEnabled()) continue;
+      this.patchAgent(m);
+      (this.eager ??= []).push(m);
     }
   }
 

@@ -9,6 +9,7 @@ import { LoopBreakError } from '../../../src/breaker.js';
 import { VERSION } from '../../../src/version.js';
 import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
+import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { loadIfInstalled } from '../shared/load.js';
 
@@ -61,7 +62,7 @@ function isToolMessage(value: unknown): value is ToolMessageLike {
 }
 
 /** The enabled instance whose guard the patched prototypes use: patches are shared, the last enabled instance serves them. */
-let current: LangChainInstrumentation | undefined;
+const instances = new EnabledInstances<LangChainInstrumentation>();
 
 /** Where a LoopBreakError raised by a tool waits for the ToolNode that ran it, which would otherwise turn it into a message. */
 const pendingBreak = new AsyncLocalStorage<{ error?: LoopBreakError }>();
@@ -77,6 +78,8 @@ const pendingBreak = new AsyncLocalStorage<{ error?: LoopBreakError }>();
 export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstrumentationConfig> {
   /** Settles when the ESM copies of the modules (if installed) are patched. */
   declare ready: Promise<void>;
+  /** Copies patched outside the module hooks, which `disable()` must restore itself. */
+  declare private eager: { tools?: ToolsModule; toolNode?: ToolNodeModule } | undefined;
 
   constructor(config: LoopguardInstrumentationConfig) {
     super('loopguard-instrumentation-langchain', VERSION, config);
@@ -95,13 +98,16 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
 
   override enable(): void {
     super.enable();
-    current = this;
+    instances.add(this);
     this.ready = this.patchLoadedEsm();
   }
 
   override disable(): void {
     super.disable();
-    if (current === this) current = undefined;
+    instances.remove(this);
+    this.unpatchTools(this.eager?.tools);
+    this.unpatchToolNode(this.eager?.toolNode);
+    this.eager = undefined;
   }
 
   /** The guard calls go to now. */
@@ -111,6 +117,8 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
 
   private async patchLoadedEsm(): Promise<void> {
     const [tools, prebuilt] = await Promise.all([loadIfInstalled('@langchain/core/tools'), loadIfInstalled('@langchain/langgraph/prebuilt')]);
+    if (!this.isEnabled()) return;
+    this.eager = { tools: tools as ToolsModule | undefined, toolNode: prebuilt as ToolNodeModule | undefined };
     if (tools) this.patchTools(tools as ToolsModule);
     if (prebuilt) this.patchToolNode(prebuilt as ToolNodeModule);
   }
@@ -139,7 +147,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
 
   private wrapCall(original: CallFn): CallFn {
     return async function loopguardCall(this: StructuredToolLike, arg: unknown, config?: unknown, tags?: unknown): Promise<unknown> {
-      const instrumentation = current;
+      const instrumentation = instances.current;
       if (!instrumentation || insideGuardedToolCall()) return original.call(this, arg, config, tags);
       const toolCall = asToolCall(arg);
       const callId = toolCall?.id ?? configToolCallId(config);

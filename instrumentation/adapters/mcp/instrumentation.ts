@@ -9,6 +9,7 @@ import {
 import { VERSION } from '../../../src/version.js';
 import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
+import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { loadIfInstalled, requireIfInstalled } from '../shared/load.js';
 
@@ -31,7 +32,7 @@ interface ClientModule {
   Client?: { prototype: { callTool: CallToolFn } };
 }
 
-let current: McpClientInstrumentation | undefined;
+const instances = new EnabledInstances<McpClientInstrumentation>();
 
 function mcpAttributes(client: ClientLike): Attributes {
   const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: MCP_METHOD_TOOLS_CALL, [ATTR_LOOPGUARD_FRAMEWORK]: 'mcp' };
@@ -52,6 +53,8 @@ function mcpAttributes(client: ClientLike): Attributes {
  */
 export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstrumentationConfig> {
   declare ready: Promise<void>;
+  /** Copies patched outside the module hooks, which `disable()` must restore itself. */
+  declare private eager: ClientModule[] | undefined;
 
   constructor(config: LoopguardInstrumentationConfig) {
     super('loopguard-instrumentation-mcp', VERSION, config);
@@ -65,17 +68,22 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
 
   override enable(): void {
     super.enable();
-    current = this;
+    instances.add(this);
     // require-in-the-middle cannot hook this package's CJS files (it has no `require` entry for
     // its root, which the hook resolves to find the package), so the CJS copy is patched eagerly too.
-    const cjs = requireIfInstalled('@modelcontextprotocol/sdk/client/index.js');
-    if (cjs) this.patch(cjs as ClientModule);
-    this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => void (m && this.patch(m as ClientModule)));
+    this.eager = [];
+    const cjs = requireIfInstalled('@modelcontextprotocol/sdk/client/index.js') as ClientModule | undefined;
+    if (cjs) this.eager.push(this.patch(cjs));
+    this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => {
+      if (m && this.isEnabled()) this.eager?.push(this.patch(m as ClientModule));
+    });
   }
 
   override disable(): void {
     super.disable();
-    if (current === this) current = undefined;
+    instances.remove(this);
+    for (const m of this.eager ?? []) this.unpatch(m);
+    this.eager = undefined;
   }
 
   guard() {
@@ -96,7 +104,7 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
 
 function wrapCallTool(original: CallToolFn): CallToolFn {
   return async function loopguardCallTool(this: ClientLike, params: CallToolParams, resultSchema?: unknown, options?: unknown): Promise<unknown> {
-    const instrumentation = current;
+    const instrumentation = instances.current;
     if (!instrumentation || typeof params?.name !== 'string') return original.call(this, params, resultSchema, options);
     const attributes = mcpAttributes(this);
     if (insideGuardedToolCall()) {

@@ -6,6 +6,7 @@ import {
 } from '@opentelemetry/instrumentation';
 import { VERSION } from '../../../src/version.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted, parseArguments } from '../shared/guard-like.js';
+import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { loadIfInstalled } from '../shared/load.js';
 
@@ -25,7 +26,7 @@ interface AgentModule {
 /** Marks a tool whose `invoke` already goes through loopguard, and keeps the original. */
 const ORIGINAL_INVOKE = Symbol.for('loopguard.openai-agents.originalInvoke');
 
-let current: OpenAIAgentsInstrumentation | undefined;
+const instances = new EnabledInstances<OpenAIAgentsInstrumentation>();
 
 function callIdOf(details: unknown): string | undefined {
   const id = (details as { toolCall?: { callId?: unknown } } | undefined)?.toolCall?.callId;
@@ -43,6 +44,8 @@ function callIdOf(details: unknown): string | undefined {
  */
 export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardInstrumentationConfig> {
   declare ready: Promise<void>;
+  /** The copy patched outside the module hooks, which `disable()` must restore itself. */
+  declare private eager: AgentModule | undefined;
 
   constructor(config: LoopguardInstrumentationConfig) {
     super('loopguard-instrumentation-openai-agents', VERSION, config);
@@ -56,13 +59,17 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardIn
 
   override enable(): void {
     super.enable();
-    current = this;
-    this.ready = loadIfInstalled('@openai/agents-core').then((m) => void (m && this.patch(m as AgentModule)));
+    instances.add(this);
+    this.ready = loadIfInstalled('@openai/agents-core').then((m) => {
+      if (m && this.isEnabled()) this.eager = this.patch(m as AgentModule);
+    });
   }
 
   override disable(): void {
     super.disable();
-    if (current === this) current = undefined;
+    instances.remove(this);
+    this.unpatch(this.eager);
+    this.eager = undefined;
   }
 
   guard() {
@@ -102,7 +109,7 @@ function guardFunctionTool(tool: FunctionToolLike): void {
   const name = tool.name;
   Object.defineProperty(record, ORIGINAL_INVOKE, { value: originalInvoke });
   tool.invoke = async function loopguardInvoke(this: unknown, runContext: unknown, input: string, details?: unknown): Promise<unknown> {
-    const instrumentation = current;
+    const instrumentation = instances.current;
     if (!instrumentation || insideGuardedToolCall()) return originalInvoke.call(this, runContext, input, details);
     const result = await instrumentation.guard().callTool(name, parseArguments(input), () => originalInvoke.call(this, runContext, input, details), {
       callId: callIdOf(details),

@@ -47,3 +47,26 @@ export function parseArguments(text: unknown): unknown {
     return text;
   }
 }
+
+/**
+ * The enabled instances of one adapter class. Patches are shared by the
+ * process, so they serve the most recently enabled instance that is still
+ * enabled; disabling it hands them back to the one before.
+ */
+export class EnabledInstances<T> {
+  private readonly stack: T[] = [];
+
+  add(instance: T): void {
+    this.remove(instance);
+    this.stack.push(instance);
+  }
+
+  remove(instance: T): void {
+    const at = this.stack.indexOf(instance);
+    if (at >= 0) this.stack.splice(at, 1);
+  }
+
+  get current(): T | undefined {
+    return this.stack.at(-1);
+  }
+}
