@@ -79,6 +79,11 @@ class BoundedSink {
     return c;
   }
 
+  /** True once the text went past the limit and the rest is being digested. */
+  get overflowed(): boolean {
+    return this.tailHash !== null;
+  }
+
   finish(): string {
     if (this.tailHash === null) return this.head;
     this.tailHash.update(this.pending);
@@ -215,6 +220,12 @@ class Canonicalizer {
   norm: BoundedSink | null = null;
   /** > 0 while writing an ignored member: raw text only. */
   private rawOnly = 0;
+  /**
+   * Normalising still: arguments whose canonical text outgrows maxBytes are
+   * not normalised (near-duplicate matching is for ordinary calls, and its
+   * cost must stay bounded), and canonicalizeArgs then reports no normalised text.
+   */
+  private normalizing: boolean;
   /** > 0 inside arrays, where minted ids are data (see MINTED_KEYS). */
   private arrayDepth = 0;
 
@@ -222,7 +233,18 @@ class Canonicalizer {
     readonly sink: BoundedSink,
     private readonly state: WalkState,
     private readonly transforms: WalkTransforms,
-  ) {}
+  ) {
+    this.normalizing = transforms.normalize;
+  }
+
+  /** Whether normalisation still applies; stops for good once the raw text overflowed. */
+  private stillNormalizing(): boolean {
+    if (this.normalizing && this.sink.overflowed) {
+      this.normalizing = false;
+      this.norm = null;
+    }
+    return this.normalizing && this.rawOnly === 0;
+  }
 
   root(value: unknown): void {
     if (typeof value === 'object' && value !== null) value = applyToJSON(value, '');
@@ -279,7 +301,7 @@ class Canonicalizer {
     const t = this.transforms;
     if (t.mask !== null && t.mask.defaults) v = maskVolatileText(v);
     const raw = this.stringText(v);
-    if (t.normalize && this.rawOnly === 0) {
+    if (this.stillNormalizing()) {
       const n = normalizeText(v);
       if (n !== v) {
         this.fork();
@@ -398,7 +420,7 @@ class Canonicalizer {
       if (v === undefined) continue;
       if (mask !== null && isMaskedScalar(v) && isMaskedKey(k, mask, this.arrayDepth > 0)) v = VOLATILE_MARKER;
       const member = this.memberText(k);
-      if (ignore !== null && this.rawOnly === 0 && ignore.has(k)) {
+      if (ignore !== null && ignore.has(k) && this.stillNormalizing()) {
         this.fork();
         this.sink.write(firstRaw ? member : ',' + member);
         firstRaw = false;
@@ -526,12 +548,14 @@ export function canonicalize(value: unknown, maxBytes?: number): string {
 /**
  * Canonical text of arguments and, when normalisation changes anything, of
  * the normalised arguments (`normalized` is null when it would equal `text`
- * by construction). Never throws.
+ * by construction, and when `text` outgrew maxBytes: huge arguments are not
+ * normalised). Never throws.
  */
 export function canonicalizeArgs(value: unknown, maxBytes: number, ignore: ReadonlySet<string> | null): { text: string; normalized: string | null } {
   try {
     const c = walk(value, maxBytes, { normalize: true, ignore, mask: null });
-    return { text: c.sink.finish(), normalized: c.norm === null ? null : c.norm.finish() };
+    const normalized = c.norm === null || c.sink.overflowed ? null : c.norm.finish();
+    return { text: c.sink.finish(), normalized };
   } catch (error) {
     return { text: failureText(error), normalized: null };
   }

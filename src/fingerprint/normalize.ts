@@ -40,8 +40,24 @@ for (const ch of '=(){}[]<>;|&$`\\*') CODE_CHAR_CODES[ch.charCodeAt(0)] = 1;
  * Returns `s` itself when nothing changes.
  */
 export function normalizeText(s: string): string {
+  if (s.length > MAX_NORMALIZED_CHARS || !MAY_CHANGE.test(s)) return s;
+  if (s.length > MEMO_MAX_CHARS) return normalizeUncached(s);
+  let out = memo.get(s);
+  if (out === undefined) {
+    out = normalizeUncached(s);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(s, out);
+  }
+  return out;
+}
+
+// Agents repeat their arguments (that is what loops are), and rows repeat their strings: remember recent results.
+const MEMO_MAX_ENTRIES = 1024;
+const MEMO_MAX_CHARS = 1024;
+const memo = new Map<string, string>();
+
+function normalizeUncached(s: string): string {
   const n = s.length;
-  if (n > MAX_NORMALIZED_CHARS || !MAY_CHANGE.test(s)) return s;
   // One pass over the code units decides, for the common ASCII case, whether there is anything to do.
   let spaces = 0;
   let anomaly = false;

@@ -163,6 +163,15 @@ describe('fingerprintArgs never throws and stays bounded', () => {
     }
   });
 
+  it('arguments whose canonical text outgrows maxBytes are not normalised (bounded cost)', () => {
+    const rows = Array.from({ length: 50 }, (_, i) => ({ text: `Some  Words words ${i}` }));
+    const small = fingerprintArgs(rows, { maxBytes: 1 << 20 });
+    expect(small.normArgsHash).not.toBe(small.argsHash);
+    const capped = fingerprintArgs(rows, { maxBytes: 256 });
+    expect(capped.normArgsHash).toBe(capped.argsHash);
+    expect(fingerprintArgs({ a: 'X  Y' }, { maxBytes: 64 }).normArgsHash).toBe(hashValue({ a: 'x y' }));
+  });
+
   it('normalised text is the canonical text of the normalised value', () => {
     const fp = fingerprintArgs({ b: 'X  Y', a: ['Z'] });
     expect(fp.normArgsHash).toBe(hashValue({ a: ['z'], b: 'x y' }));
