@@ -13,7 +13,16 @@ import { maskErrorMessage, volatileKeySet } from './volatile.js';
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
 export { normalizeText } from './normalize.js';
-export { classifyResult, parseMaybeJson } from './outcome.js';
+export {
+  classifyResult,
+  parseMaybeJson,
+  STATUS_CODE_KEYS,
+  STATUS_TEXT_KEYS,
+  PENDING_STATUSES,
+  EMPTY_STATUSES,
+  ERROR_STATUSES,
+  EMPTY_META_KEYS,
+} from './outcome.js';
 export {
   VOLATILE_KEYS,
   VOLATILE_KEY_SUFFIXES,
