@@ -1,17 +1,22 @@
 import * as A from './attributes.js';
 import { isRecord, readPayload, readString } from './payload.js';
 import type { Recorded } from './payload.js';
+import { SPAN_KIND_SERVER } from './types.js';
 import type { ToolSpanInput, ToolSpanView } from './types.js';
 
 /**
  * Traceloop / OpenLLMetry tool spans (`withTool`, `@tool`). Its decorators
  * record the call as `{"args":[...],"kwargs":{...}}`: one object argument
- * lands in kwargs, anything else in args. `traceContent: false` (or
- * TRACELOOP_TRACE_CONTENT=false) drops input and output.
+ * lands in kwargs, anything else in args. Its MCP instrumentation names
+ * client calls `{tool}.tool` (kind CLIENT) with input
+ * `{"tool_name":..,"arguments":{..}}` and output `{"result":..,"is_error"?}`.
+ * `traceContent: false` (or TRACELOOP_TRACE_CONTENT=false) drops input and
+ * output. A SERVER-kind tool span is the server half of an MCP call whose
+ * client half is in the same trace, so it is not read.
  */
 export function readTraceloopToolSpan(span: ToolSpanInput): Omit<ToolSpanView, 'runKey'> | undefined {
   const { attributes } = span;
-  if (attributes[A.TRACELOOP_SPAN_KIND] !== A.TRACELOOP_SPAN_KIND_TOOL) return undefined;
+  if (attributes[A.TRACELOOP_SPAN_KIND] !== A.TRACELOOP_SPAN_KIND_TOOL || span.kind === SPAN_KIND_SERVER) return undefined;
   const tool = readString(attributes, A.TRACELOOP_ENTITY_NAME) ?? toolFromSpanName(span.name);
   if (tool === undefined) return undefined;
   const input = readPayload(attributes, A.TRACELOOP_ENTITY_INPUT);
@@ -32,11 +37,14 @@ export function readTraceloopToolSpan(span: ToolSpanInput): Omit<ToolSpanView, '
  * Turns the decorator's wrapper back into what the tool was called with, so
  * the same call hashes the same whether it came through Traceloop or wrapTool:
  * `{args:[], kwargs:{q:1}}` → `{q:1}`; `{args:["x"], kwargs:{}}` → `"x"`;
- * `{args:[a,b], kwargs:{}}` → `[a,b]`. Anything else is kept whole.
+ * `{args:[a,b], kwargs:{}}` → `[a,b]`; `{tool_name, arguments}` → `arguments`.
+ * Anything else is kept whole.
  */
 export function unwrapEntityInput(value: unknown): unknown {
   if (!isRecord(value)) return value;
   const keys = Object.keys(value);
+  // The MCP instrumentation's form: the tool's own arguments are under `arguments`.
+  if (typeof value.tool_name === 'string' && keys.every((k) => k === 'tool_name' || k === 'arguments')) return value.arguments ?? {};
   if (keys.length !== 2 || !Array.isArray(value.args) || !isRecord(value.kwargs)) return value;
   const { args, kwargs } = value;
   const hasKwargs = Object.keys(kwargs).length > 0;

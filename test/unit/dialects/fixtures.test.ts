@@ -107,3 +107,21 @@ describe('recorded from the OpenInference LangChain.js instrumentation', () => {
     expect(b?.callId).toBe('call_zzz999');
   });
 });
+
+describe('recorded from the Traceloop MCP instrumentation', () => {
+  const fixtures = load('traceloop-mcp.json');
+  it('reads the client span of a tools/call: the MCP arguments unwrapped, the output as recorded', () => {
+    expect(readToolSpan(bySource(fixtures, 'client span of tools/call query_order').span)).toEqual({
+      dialect: 'traceloop', tool: 'query_order', callId: undefined,
+      args: { order_id: 'A-10492' }, hasArgs: true,
+      result: { result: '{"order_id":"A-10492","status":"not_found"}' }, hasResult: true,
+    });
+  });
+  it('reads an in-band MCP error', () => {
+    expect(readToolSpan(bySource(fixtures, 'read_file').span)).toMatchObject({ tool: 'read_file', args: { path: '/etc/shadow' }, result: { is_error: true } });
+  });
+  it('skips the server half of an MCP call (kind SERVER), which would count the call twice', () => {
+    const client = bySource(fixtures, 'query_order').span;
+    expect(readToolSpan({ ...client, kind: 1 })).toBeUndefined();
+  });
+});

@@ -90,6 +90,10 @@ describe('unwrapEntityInput (Traceloop decorator wrapper)', () => {
     expect(unwrapEntityInput({ args: [1, 2], kwargs: {} })).toEqual([1, 2]);
     expect(unwrapEntityInput({ args: [], kwargs: {} })).toEqual({});
   });
+  it("returns the arguments of the MCP instrumentation's {tool_name, arguments}", () => {
+    expect(unwrapEntityInput({ tool_name: 'q', arguments: { id: 1 } })).toEqual({ id: 1 });
+    expect(unwrapEntityInput({ tool_name: 'q' })).toEqual({});
+  });
   it('keeps anything that is not exactly the wrapper', () => {
     expect(unwrapEntityInput({ args: [1], kwargs: { a: 1 } })).toEqual({ args: [1], kwargs: { a: 1 } });
     expect(unwrapEntityInput({ args: [], kwargs: {}, extra: 1 })).toEqual({ args: [], kwargs: {}, extra: 1 });
