@@ -141,8 +141,11 @@ class ScriptedRun {
       case 'cycle':
         return this.loopCall(k % 3, () => this.fresh(['edit_file', 'run_tests', 'read_file'][k % 3]!));
       case 'repeat': {
-        const base = this.loopCall(0, () => this.fresh('fetch_url'));
-        return { ...base, resultHash: randomHash16(r) };
+        // A poll redone between other steps, its answer flip-flopping between two states.
+        if (k % 2 === 1) return this.fresh(NORMAL_TOOLS[Math.floor(r() * NORMAL_TOOLS.length)]!);
+        const base = this.loopCall(0, () => this.fresh('check_status'));
+        const other = this.loopCall(1, () => this.fresh('check_status'));
+        return k % 4 === 0 ? base : { ...base, resultHash: other.resultHash };
       }
       case 'semantic-repeat': {
         const base = this.loopCall(0, () => this.fresh('search'));

@@ -2,7 +2,7 @@ import { LoopEngine } from '../src/engine.js';
 import type { HistoryEntry } from '../src/history.js';
 import { resolveDetectionOptions } from '../src/options.js';
 import { buildWorkload, DEFAULT_WORKLOAD, type Workload, type WorkloadOptions, type WorkloadStats } from './detector-workload.js';
-import { median, nowNs, round, sink, spread } from './stats.js';
+import { cpuNs, median, nowNs, round, sink, spread } from './stats.js';
 
 /**
  * detectorEventsPerSec: `LoopEngine.record` alone (default options, hashing
@@ -26,6 +26,12 @@ export interface DetectorResult {
   emptyLoopNsPerEvent: number;
   engineOnlyNsPerEvent: number;
   engineOnlyEventsPerSec: number;
+  /**
+   * CPU time per event (process user + system, so GC helper threads count
+   * too). Close to nsPerEvent on an idle machine; when other processes
+   * compete for the cores, wall time grows and this does not.
+   */
+  cpuNsPerEvent: number;
   spread: number;
   rounds: number;
   warmupRounds: number;
@@ -48,13 +54,16 @@ function entryAt(w: Workload, i: number): HistoryEntry {
   };
 }
 
-function recordAll(engine: LoopEngine, w: Workload): number {
+/** Wall and CPU ns per event of recording the whole stream. */
+function recordAll(engine: LoopEngine, w: Workload): { wall: number; cpu: number } {
+  const c0 = cpuNs();
   const t0 = nowNs();
   let acc = 0;
   for (let i = 0; i < w.length; i++) acc += engine.record(w.runKey[i]!, entryAt(w, i)).step;
   const ns = nowNs() - t0;
+  const cpu = cpuNs() - c0;
   sink.value += acc;
-  return ns / w.length;
+  return { wall: ns / w.length, cpu: cpu / w.length };
 }
 
 function buildOnly(w: Workload): number {
@@ -73,6 +82,7 @@ export function measureDetector(options: DetectorBenchOptions = DEFAULT_DETECTOR
   const detection = resolveDetectionOptions();
   const workload = buildWorkload(detection, options.workload);
   const recordNs: number[] = [];
+  const recordCpuNs: number[] = [];
   const emptyNs: number[] = [];
   for (let r = 0; r < options.warmupRounds + options.rounds; r++) {
     // A fresh engine each round: the replay starts from no tracked runs, as the calibration pass did.
@@ -80,7 +90,8 @@ export function measureDetector(options: DetectorBenchOptions = DEFAULT_DETECTOR
     const e = buildOnly(workload);
     const rec = recordAll(engine, workload);
     if (r < options.warmupRounds) continue;
-    recordNs.push(rec);
+    recordNs.push(rec.wall);
+    recordCpuNs.push(rec.cpu);
     emptyNs.push(e);
   }
   const perEvent = median(recordNs);
@@ -92,6 +103,7 @@ export function measureDetector(options: DetectorBenchOptions = DEFAULT_DETECTOR
     emptyLoopNsPerEvent: round(empty, 1),
     engineOnlyNsPerEvent: round(engineOnly, 1),
     engineOnlyEventsPerSec: Math.round(1e9 / engineOnly),
+    cpuNsPerEvent: round(median(recordCpuNs), 1),
     spread: round(spread(recordNs), 3),
     rounds: options.rounds,
     warmupRounds: options.warmupRounds,

@@ -1,5 +1,7 @@
 import { hash } from 'node:crypto';
-import { fingerprintArgs, resultHash } from '../src/fingerprint/index.js';
+import { canonicalize, classifyResult, fingerprintArgs, hashText, resultHash } from '../src/fingerprint/index.js';
+import { normalizeArgs } from '../src/fingerprint/normalize.js';
+import { maskVolatile } from '../src/fingerprint/volatile.js';
 import { ARGS, PAYLOAD_COUNT, RESULTS } from './payloads.js';
 import { median, nowNs, round, sink } from './stats.js';
 
@@ -7,8 +9,9 @@ import { median, nowNs, round, sink } from './stats.js';
  * The per-call hashing cost, which dominates loopguard's overhead:
  * `fingerprintArgs` + `resultHash` of the ~200-byte payloads, against
  * `JSON.stringify` of the same two objects (the floor any serialisation
- * pays) and against `JSON.stringify` + one-shot SHA-256 of both (what hashing
- * would cost without canonicalisation, normalisation and masking).
+ * pays) and `JSON.stringify` + one-shot SHA-256 of both (hashing without
+ * canonicalisation, normalisation or masking). The steps inside are timed
+ * one by one so the report shows where the time goes.
  */
 
 export interface FingerprintBenchOptions {
@@ -25,13 +28,18 @@ export interface FingerprintResult {
   jsonStringifyNsPerOp: number;
   stringifySha256NsPerOp: number;
   ratioToStringify: number;
+  /** ns per call of each step, on one payload (args or result). */
+  steps: { canonicalizeArgs: number; sha256Text: number; normalizeArgs: number; maskVolatileResult: number; canonicalizeResult: number; classifyResult: number };
   rounds: number;
   opsPerRound: number;
 }
 
 type Op = (i: number) => void;
 
-const ops: Record<'both' | 'args' | 'result' | 'stringify' | 'stringifySha', Op> = {
+const CANONICAL_ARGS = ARGS.map((a) => canonicalize(a));
+const MASK_DEFAULTS = { defaults: true, extra: null } as const;
+
+const ops = {
   both: (i) => {
     const k = i % PAYLOAD_COUNT;
     sink.value += fingerprintArgs(ARGS[k]).argsHash.length + resultHash(RESULTS[k]).length;
@@ -50,7 +58,25 @@ const ops: Record<'both' | 'args' | 'result' | 'stringify' | 'stringifySha', Op>
     const k = i % PAYLOAD_COUNT;
     sink.value += hash('sha256', JSON.stringify(ARGS[k]), 'hex').length + hash('sha256', JSON.stringify(RESULTS[k]), 'hex').length;
   },
-};
+  canonicalizeArgs: (i) => {
+    sink.value += canonicalize(ARGS[i % PAYLOAD_COUNT]).length;
+  },
+  sha256Text: (i) => {
+    sink.value += hashText(CANONICAL_ARGS[i % PAYLOAD_COUNT]!).length;
+  },
+  normalizeArgs: (i) => {
+    sink.value += normalizeArgs(ARGS[i % PAYLOAD_COUNT], null) === null ? 0 : 1;
+  },
+  maskVolatileResult: (i) => {
+    sink.value += maskVolatile(RESULTS[i % PAYLOAD_COUNT], MASK_DEFAULTS) === null ? 0 : 1;
+  },
+  canonicalizeResult: (i) => {
+    sink.value += canonicalize(RESULTS[i % PAYLOAD_COUNT]).length;
+  },
+  classifyResult: (i) => {
+    sink.value += classifyResult(RESULTS[i % PAYLOAD_COUNT]).length;
+  },
+} satisfies Record<string, Op>;
 
 function timeOp(op: Op, n: number): number {
   const t0 = nowNs();
@@ -66,15 +92,24 @@ export function measureFingerprint(options: FingerprintBenchOptions = DEFAULT_FI
   for (let r = 0; r < options.rounds; r++) {
     for (const n of names) samples[n].push(timeOp(ops[n], options.opsPerRound));
   }
+  const m = (n: keyof typeof ops) => round(median(samples[n]));
   const both = median(samples.both);
   const stringify = median(samples.stringify);
   return {
     fingerprintNsPerOp: round(both),
-    fingerprintArgsNs: round(median(samples.args)),
-    resultHashNs: round(median(samples.result)),
+    fingerprintArgsNs: m('args'),
+    resultHashNs: m('result'),
     jsonStringifyNsPerOp: round(stringify),
-    stringifySha256NsPerOp: round(median(samples.stringifySha)),
+    stringifySha256NsPerOp: m('stringifySha'),
     ratioToStringify: round(both / stringify, 2),
+    steps: {
+      canonicalizeArgs: m('canonicalizeArgs'),
+      sha256Text: m('sha256Text'),
+      normalizeArgs: m('normalizeArgs'),
+      maskVolatileResult: m('maskVolatileResult'),
+      canonicalizeResult: m('canonicalizeResult'),
+      classifyResult: m('classifyResult'),
+    },
     rounds: options.rounds,
     opsPerRound: options.opsPerRound,
   };

@@ -6,7 +6,7 @@ import { LoopGuardSpanProcessor } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
 import { DiscardingSpanExporter } from './discard-exporter.js';
 import { ARGS, PAYLOAD_COUNT, RESULTS, meanJsonBytes, searchTool, type SearchArgs } from './payloads.js';
-import { median, nowNs, round, spread } from './stats.js';
+import { cpuNs, median, nowNs, round, spread } from './stats.js';
 
 /**
  * overheadRatio: the cost of one tool call through loopguard against the same
@@ -34,6 +34,9 @@ export interface OverheadResult {
   loopguardNsPerCall: number;
   addedNsPerCall: number;
   medianOfRoundRatios: number;
+  /** The same comparison in CPU time (process user + system): a cross-check that other load on the machine does not move. */
+  cpuRatio: number;
+  cpuNsPerCall: { baseline: number; loopguard: number };
   baselineSpread: number;
   loopguardSpread: number;
   rounds: number;
@@ -90,10 +93,13 @@ function loopguardSide(search: (args: SearchArgs) => Promise<unknown>, guardRun:
   };
 }
 
-async function timeSide(side: Side, calls: number): Promise<number> {
+/** Wall and CPU (all threads) ns per call of one side's round. */
+async function timeSide(side: Side, calls: number): Promise<{ wall: number; cpu: number }> {
+  const c0 = cpuNs();
   const t0 = nowNs();
   await side(calls);
-  return (nowNs() - t0) / calls;
+  const wall = (nowNs() - t0) / calls;
+  return { wall, cpu: (cpuNs() - c0) / calls };
 }
 
 export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEAD_OPTIONS): Promise<OverheadResult> {
@@ -117,10 +123,12 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
 
     const baselineNs: number[] = [];
     const loopguardNs: number[] = [];
+    const baselineCpu: number[] = [];
+    const loopguardCpu: number[] = [];
     const ratios: number[] = [];
     for (let r = 0; r < warmupRounds + rounds; r++) {
-      let b: number;
-      let l: number;
+      let b: { wall: number; cpu: number };
+      let l: { wall: number; cpu: number };
       if (r % 2 === 0) {
         b = await timeSide(baseline, callsPerRound);
         l = await timeSide(loopguard, callsPerRound);
@@ -129,9 +137,11 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
         b = await timeSide(baseline, callsPerRound);
       }
       if (r < warmupRounds) continue;
-      baselineNs.push(b);
-      loopguardNs.push(l);
-      ratios.push(l / b);
+      baselineNs.push(b.wall);
+      loopguardNs.push(l.wall);
+      baselineCpu.push(b.cpu);
+      loopguardCpu.push(l.cpu);
+      ratios.push(l.wall / b.wall);
     }
 
     await baselineProvider.forceFlush();
@@ -146,6 +156,8 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
       loopguardNsPerCall: round(l),
       addedNsPerCall: round(l - b),
       medianOfRoundRatios: round(median(ratios), 3),
+      cpuRatio: round(median(loopguardCpu) / median(baselineCpu), 3),
+      cpuNsPerCall: { baseline: round(median(baselineCpu)), loopguard: round(median(loopguardCpu)) },
       baselineSpread: round(spread(baselineNs), 3),
       loopguardSpread: round(spread(loopguardNs), 3),
       rounds,

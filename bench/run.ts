@@ -1,9 +1,10 @@
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { DEFAULT_DETECTOR_OPTIONS, measureDetector, type DetectorResult } from './detector.js';
 import { DEFAULT_FINGERPRINT_OPTIONS, measureFingerprint, type FingerprintResult } from './fingerprint.js';
 import { DEFAULT_MEMORY_OPTIONS, measureMemory, type MemoryResult } from './memory.js';
 import { DEFAULT_OVERHEAD_OPTIONS, measureOverhead, type OverheadResult } from './overhead.js';
 import { formatReport } from './report.js';
+import { round } from './stats.js';
 
 /**
  * `npm run bench [-- --json] [-- --quick]`: runs every benchmark in this
@@ -22,7 +23,8 @@ export interface BenchReport {
     detector: DetectorResult;
     memory: MemoryResult;
     fingerprint: FingerprintResult;
-    environment: { node: string; platform: string; cpus: number; cpuModel: string };
+    /** loadAverage: the 1-minute load average when the bench started and ended; above the CPU count, other processes competed for the cores. */
+    environment: { node: string; platform: string; cpus: number; cpuModel: string; loadAverage: { start: number; end: number } };
     quick: boolean;
   };
 }
@@ -42,6 +44,7 @@ function parseArgs(argv: string[]): { json: boolean; quick: boolean } {
 
 async function main(): Promise<void> {
   const { json, quick } = parseArgs(process.argv.slice(2));
+  const loadAtStart = loadavg()[0]!;
   const progress = (what: string) => {
     if (!json) process.stderr.write(`running ${what}...\n`);
   };
@@ -67,7 +70,13 @@ async function main(): Promise<void> {
       detector,
       memory,
       fingerprint,
-      environment: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpu.length, cpuModel: cpu[0]?.model.trim() ?? 'unknown' },
+      environment: {
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+        cpus: cpu.length,
+        cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+        loadAverage: { start: round(loadAtStart, 2), end: round(loadavg()[0]!, 2) },
+      },
       quick,
     },
   };

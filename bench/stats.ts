@@ -5,6 +5,12 @@ export function nowNs(): number {
   return Number(process.hrtime.bigint());
 }
 
+/** CPU time (user + system, all threads) this process has used, in nanoseconds. */
+export function cpuNs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1_000;
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of no values');
   const sorted = [...values].sort((a, b) => a - b);
