@@ -172,6 +172,11 @@ describe('fingerprintArgs never throws and stays bounded', () => {
     expect(fingerprintArgs({ a: 'X  Y' }, { maxBytes: 64 }).normArgsHash).toBe(hashValue({ a: 'x y' }));
   });
 
+  it('does not reach inside Map or Set (their elements are sorted by untransformed text)', () => {
+    const fp = fingerprintArgs({ m: new Map([['k', 'A  B']]), s: new Set(['C  D']) }, { ignoreArgs: ['k'] });
+    expect(fp.normArgsHash).toBe(fp.argsHash);
+  });
+
   it('normalised text is the canonical text of the normalised value', () => {
     const fp = fingerprintArgs({ b: 'X  Y', a: ['Z'] });
     expect(fp.normArgsHash).toBe(hashValue({ a: ['z'], b: 'x y' }));
