@@ -37,6 +37,8 @@ export interface OverheadResult {
   /** The same comparison in CPU time (process user + system): a cross-check that other load on the machine does not move. */
   cpuRatio: number;
   cpuNsPerCall: { baseline: number; loopguard: number };
+  /** ns per call of each timed round, in order, for a look at the noise. */
+  samples: { baseline: number[]; loopguard: number[] };
   baselineSpread: number;
   loopguardSpread: number;
   rounds: number;
@@ -158,6 +160,7 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
       medianOfRoundRatios: round(median(ratios), 3),
       cpuRatio: round(median(loopguardCpu) / median(baselineCpu), 3),
       cpuNsPerCall: { baseline: round(median(baselineCpu)), loopguard: round(median(loopguardCpu)) },
+      samples: { baseline: baselineNs.map((v) => round(v)), loopguard: loopguardNs.map((v) => round(v)) },
       baselineSpread: round(spread(baselineNs), 3),
       loopguardSpread: round(spread(loopguardNs), 3),
       rounds,

@@ -48,6 +48,8 @@ export function formatReport(report: BenchReport): string {
       `median of per-round ratios ${n(overhead.medianOfRoundRatios, 2)}x; in CPU time ${n(overhead.cpuNsPerCall.baseline)} / ${n(overhead.cpuNsPerCall.loopguard)} ns (${n(overhead.cpuRatio, 2)}x); spread ${n(overhead.baselineSpread * 100)}% / ${n(overhead.loopguardSpread * 100)}%`,
     `  ${overhead.rounds} rounds (+${overhead.warmupRounds} warm-up) x ${n(overhead.callsPerRound)} calls per side, new run every ${overhead.callsPerRun} calls; ` +
       `args ${overhead.argsBytes} B, result ${overhead.resultBytes} B; spans exported ${n(overhead.spansExported.baseline)} / ${n(overhead.spansExported.loopguard)} of ${n(overhead.spansExpected)}; detections ${overhead.detections}`,
+    `  for scale: JSON.stringify + SHA-256 of args and result alone (no canonical form, no detection) costs ` +
+      `${n(fingerprint.stringifySha256NsPerOp / overhead.baselineNsPerCall, 2)}x a plain span call; the bar leaves loopguard 0.5x in all`,
     'fingerprint (per call: fingerprintArgs + resultHash of the ~200 B payloads)',
     `  ${n(fingerprint.fingerprintNsPerOp)} ns/op (args ${n(fingerprint.fingerprintArgsNs)} ns, result ${n(fingerprint.resultHashNs)} ns) vs JSON.stringify of both ${n(fingerprint.jsonStringifyNsPerOp)} ns ` +
       `(${n(fingerprint.ratioToStringify, 1)}x); JSON.stringify + SHA-256 of both ${n(fingerprint.stringifySha256NsPerOp)} ns`,
