@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { classifyResult, errorHash, fingerprintArgs, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
@@ -58,6 +58,10 @@ export interface ToolCallInfo {
   callId?: string;
   /** Extra attributes for the tool span. */
   attributes?: Attributes;
+  /** Span name. default `execute_tool {tool}` (an MCP client uses `tools/call {tool}`) */
+  spanName?: string;
+  /** Span kind. default INTERNAL (an MCP client call is CLIENT) */
+  kind?: SpanKind;
 }
 
 export interface RunOptions {
@@ -100,6 +104,8 @@ function stepOf(span: SpanShape, fallback: number): number {
  */
 export class Guard {
   readonly processor: LoopGuardSpanProcessor;
+  /** Settles when the framework adapters `register()` enabled have patched what they could load (ESM modules are patched asynchronously). */
+  ready: Promise<void> = Promise.resolve();
   private readonly tracer: Tracer;
   private readonly options: GuardOptions;
   private readonly capture: ResolvedCapture | undefined;
@@ -176,11 +182,18 @@ export class Guard {
    * as the tool call `tool(args)` under the breaker.
    */
   async callTool(tool: string, args: unknown, execute: () => unknown, info: ToolCallInfo = {}): Promise<unknown> {
-    const span = this.safely('starting the tool span', () => this.startToolSpan(tool, args, info));
+    const active = trace.getActiveSpan() as (Span & Partial<SpanShape>) | undefined;
+    const activeTool = active?.attributes?.[sc.ATTR_GEN_AI_OPERATION_NAME] === sc.GEN_AI_OPERATION_EXECUTE_TOOL && active.attributes[sc.ATTR_GEN_AI_TOOL_NAME] === tool;
+    // Already inside loopguard's span for this very call (a wrapped tool inside an adapted framework tool): count it once.
+    if (activeTool && active.attributes![sc.ATTR_LOOPGUARD_ARGS_HASH] !== undefined) return execute();
+    // Inside another instrumentation's span for this call (the AI SDK's execute_tool): judge that span instead of adding a second one.
+    const reused = activeTool && active.isRecording() ? (active as Span & SpanShape) : undefined;
+    const span = this.safely('starting the tool span', () => (reused ? this.adoptToolSpan(reused, tool, args, info) : this.startToolSpan(tool, args, info)));
     if (!span) return execute();
+    const end = reused ? () => undefined : () => span.end();
     const pre = this.processor.precheck(span);
     if (pre) {
-      const refused = await this.refuseIfNeeded(span, tool, args, pre);
+      const refused = await this.refuseIfNeeded(span, tool, args, pre, end);
       if (refused.refused) return refused.value;
     }
     let result: unknown;
@@ -189,18 +202,18 @@ export class Guard {
     } catch (err) {
       this.safely('recording the tool error', () => this.recordError(span, err));
       const breakError = await this.afterCallSafely(span, tool, args, undefined, false);
-      span.end();
+      end();
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
-    this.safely('recording the tool result', () => this.recordResult(span, tool, result));
+    this.safely('recording the tool result', () => this.recordResult(span, tool, args, result));
     const after = await this.afterCallSafely(span, tool, args, result, true);
-    span.end();
+    end();
     if (after instanceof LoopBreakError) throw after;
     return after;
   }
 
-  private startToolSpan(tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
+  private toolAttributes(tool: string, args: unknown, info: ToolCallInfo): Attributes {
     const fp = fingerprintArgs(args, this.fingerprintOptions(tool));
     const attributes: Attributes = {
       [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
@@ -212,8 +225,22 @@ export class Guard {
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
+    return attributes;
+  }
+
+  private startToolSpan(tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
+    const attributes = this.toolAttributes(tool, args, info);
+    const name = info.spanName ?? `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`;
     // The SDK's Span satisfies SpanShape; a no-op span (no SDK registered) has no attributes, and precheck ignores it.
-    return this.tracer.startSpan(`${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`, { kind: SpanKind.INTERNAL, attributes }) as Span & SpanShape;
+    return this.tracer.startSpan(name, { kind: info.kind ?? SpanKind.INTERNAL, attributes }) as Span & SpanShape;
+  }
+
+  /** Writes loopguard's call attributes onto a tool span another instrumentation started; its owner ends it. */
+  private adoptToolSpan(span: Span & SpanShape, tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
+    const attributes = this.toolAttributes(tool, args, info);
+    for (const key of [sc.ATTR_GEN_AI_OPERATION_NAME, sc.ATTR_GEN_AI_TOOL_NAME]) delete attributes[key];
+    span.setAttributes(attributes);
+    return span;
   }
 
   private fingerprintOptions(tool: string): FingerprintOptions | undefined {
@@ -221,10 +248,12 @@ export class Guard {
     return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
   }
 
-  private recordResult(span: Span & SpanShape, tool: string, result: unknown): void {
+  private recordResult(span: Span & SpanShape, tool: string, args: unknown, result: unknown): void {
     const declared = span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
     const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(tool, result) ?? classifyResult(result));
     span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, outcome);
+    // Only empty answers need the shape: it tells guessed ids from exploration (empty-streak).
+    if (outcome === 'empty') span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, argsShapeHash(args, this.fingerprintOptions(tool)));
     span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, resultHash(result, this.fingerprintOptions(tool)));
     if (this.capture) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
   }
@@ -245,13 +274,14 @@ export class Guard {
     tool: string,
     args: unknown,
     pre: PreVerdict,
+    end: () => void,
   ): Promise<{ refused: false } | { refused: true; value: unknown }> {
     const runKey = this.processor.runKeyOf(span) ?? span.spanContext().traceId;
     if (pre.stop) {
       // Already stopped: every later call is refused the same way, without asking again.
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
-      span.end();
+      end();
       throw this.breakError(span, tool, args, runKey, pre.stop.reason, pre.evidence && publicEvidence(pre.evidence, tool), this.processor.engine.steps(runKey));
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
@@ -264,6 +294,7 @@ export class Guard {
     if (armed) {
       span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, armed.next.resultHash);
       span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, armed.next.outcome);
+      if (armed.next.shapeHash !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, armed.next.shapeHash);
     }
     const decision = this.processor.evaluate(span);
     const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';
@@ -271,10 +302,10 @@ export class Guard {
       const reason = action === 'break' ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
-      span.end();
+      end();
       throw this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
     }
-    span.end();
+    end();
     const nudge = event?.nudge ?? '';
     if (this.options.onBlock === 'throw') {
       throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {

@@ -11,4 +11,15 @@ export {
 } from './guard.js';
 export type { CaptureOptions } from './capture.js';
 export { setToolOutcome } from './outcome.js';
+export {
+  frameworkInstrumentations,
+  frameworksReady,
+  AiSdkInstrumentation,
+  LangChainInstrumentation,
+  McpClientInstrumentation,
+  OpenAIAgentsInstrumentation,
+  type FrameworkInstrumentation,
+  type FrameworkName,
+  type FrameworkOptions,
+} from './adapters/index.js';
 export * from '../src/index.js';

@@ -1,4 +1,4 @@
-import { context, type TracerProvider } from '@opentelemetry/api';
+import { context, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -15,6 +15,7 @@ import { LoopGuardConfigError, isPlainObject } from '../src/options.js';
 import { LoopGuardSpanProcessor, type LoopGuardProcessorOptions } from '../src/processor.js';
 import { VERSION } from '../src/version.js';
 import { Guard, type GuardOptions } from './guard.js';
+import { frameworkInstrumentations, frameworksReady, type FrameworkInstrumentation, type FrameworkOptions } from './adapters/index.js';
 
 export type ExporterChoice = 'otlp' | 'console' | 'none';
 
@@ -36,6 +37,13 @@ export interface RegisterOptions extends LoopGuardProcessorOptions, GuardOptions
    */
   tracerProvider?: TracerProvider;
   processor?: LoopGuardSpanProcessor;
+  /**
+   * Route the tool calls of installed agent frameworks (Vercel AI SDK,
+   * LangChain.js/LangGraph.js, MCP client, OpenAI Agents SDK) through the
+   * guard: `true` for all, `false` for none, or a selection.
+   * default true
+   */
+  instrumentations?: boolean | FrameworkOptions;
 }
 
 const REGISTER_KEYS = new Set([
@@ -49,6 +57,7 @@ const REGISTER_KEYS = new Set([
   'onBlock',
   'captureContent',
   'classifyResult',
+  'instrumentations',
   'meterProvider',
   'onDetection',
   'now',
@@ -73,6 +82,10 @@ function validate(options: RegisterOptions): void {
       'given together with ' + (tracerProvider === undefined ? 'processor' : 'tracerProvider') + ' (attach mode needs both)',
       undefined,
     );
+  }
+  const { instrumentations } = options;
+  if (instrumentations !== undefined && typeof instrumentations !== 'boolean' && !isPlainObject(instrumentations as unknown)) {
+    throw new LoopGuardConfigError('instrumentations', 'true, false or { frameworks: [...] }', instrumentations);
   }
   if (processor !== undefined && !(processor instanceof LoopGuardSpanProcessor)) {
     throw new LoopGuardConfigError('processor', 'a LoopGuardSpanProcessor', processor);
@@ -108,11 +121,33 @@ function split(options: RegisterOptions): { processor: LoopGuardProcessorOptions
 export function register(options: RegisterOptions = {}): Guard {
   validate(options);
   const parts = split(options);
+  let tracer: Tracer;
+  let processor: LoopGuardSpanProcessor;
+  let closeProvider: () => Promise<void>;
   if (options.tracerProvider && options.processor) {
-    const tracer = options.tracerProvider.getTracer('loopguard', VERSION);
-    return new Guard(tracer, options.processor, parts.guard, () => Promise.resolve());
+    tracer = options.tracerProvider.getTracer('loopguard', VERSION);
+    processor = options.processor;
+    closeProvider = () => Promise.resolve();
+  } else {
+    processor = new LoopGuardSpanProcessor(parts.processor);
+    const provider = createProvider(options, processor);
+    // The provider's own tracer: a provider registered globally before ours would otherwise win.
+    tracer = provider.getTracer('loopguard', VERSION);
+    closeProvider = () => provider.shutdown();
   }
-  const processor = new LoopGuardSpanProcessor(parts.processor);
+  let adapters: FrameworkInstrumentation[] = [];
+  const guard = new Guard(tracer, processor, parts.guard, async () => {
+    for (const adapter of adapters) adapter.disable();
+    await closeProvider();
+  });
+  if (options.instrumentations !== false) {
+    adapters = frameworkInstrumentations(guard, options.instrumentations === true || options.instrumentations === undefined ? {} : options.instrumentations);
+    guard.ready = frameworksReady(adapters);
+  }
+  return guard;
+}
+
+function createProvider(options: RegisterOptions, processor: LoopGuardSpanProcessor): NodeTracerProvider {
   const serviceName = options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? 'agent';
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
@@ -128,7 +163,5 @@ export function register(options: RegisterOptions = {}): Guard {
     // Runs and tool calls find each other through the active context, so a context manager is needed even when nothing else is global.
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   }
-  // The provider's own tracer: a provider registered globally before ours would otherwise win.
-  const tracer = provider.getTracer('loopguard', VERSION);
-  return new Guard(tracer, processor, parts.guard, () => provider.shutdown());
+  return provider;
 }

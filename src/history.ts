@@ -15,7 +15,8 @@ const F_RES_HI = 4;
 const F_RES_LO = 5;
 const F_TOOL = 6;
 const F_FLAGS = 7;
-const SLOT = 8;
+const F_SHAPE = 8;
+const SLOT = 9;
 
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
@@ -41,6 +42,8 @@ export interface HistoryEntry {
   blocked: boolean;
   startMs: number;
   endMs: number;
+  /** Hash of the arguments with digits masked, for `empty` calls (tells guessed ids from exploration). */
+  shapeHash?: string;
 }
 
 /** Interns tool names to small integers shared by every run. */
@@ -121,6 +124,7 @@ export class RunHistory {
     b[o + F_RES_LO] = lo(e.resultHash);
     b[o + F_TOOL] = tool;
     b[o + F_FLAGS] = OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0);
+    b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     this.updatePeriodicity();
   }
 
@@ -179,6 +183,16 @@ export class RunHistory {
     return (
       buf[x + F_TOOL] === buf[y + F_TOOL] && buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] && buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
     );
+  }
+
+  /** Same argument shape (digits masked); calls without a recorded shape match each other. */
+  sameShape(a: number, b: number): boolean {
+    return this.buf[this.at(a) + F_SHAPE] === this.buf[this.at(b) + F_SHAPE];
+  }
+
+  /** The stored shape: the first 32 bits of its hash (0 when none was recorded). */
+  shapeHash(back: number): number {
+    return this.buf[this.at(back) + F_SHAPE]!;
   }
 
   sameResult(a: number, b: number): boolean {

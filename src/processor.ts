@@ -10,7 +10,7 @@ import {
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
-import { classifyResult, errorHash, fingerprintArgs, hashText, resultHash } from './fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, resultHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
@@ -272,7 +272,9 @@ export class LoopGuardSpanProcessor {
       span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
     }
     const action = a[sc.ATTR_LOOPGUARD_ACTION];
+    const shape = outcome === 'empty' ? this.shapeOf(span, view, fpOptions) : undefined;
     return {
+      shapeHash: shape,
       tool: view.tool,
       argsHash,
       normArgsHash,
@@ -282,6 +284,15 @@ export class LoopGuardSpanProcessor {
       startMs: toMs(span.startTime),
       endMs: span.endTime[0] === 0 && span.endTime[1] === 0 ? Date.now() : toMs(span.endTime),
     };
+  }
+
+  private shapeOf(span: SpanShape, view: ToolSpanView, fpOptions: FingerprintOptions | undefined): string | undefined {
+    const own = span.attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH];
+    if (typeof own === 'string') return own;
+    if (!view.hasArgs) return undefined;
+    const shape = argsShapeHash(view.args, fpOptions);
+    span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, shape);
+    return shape;
   }
 
   private annotate(span: SpanShape, tool: string, entry: HistoryEntry, decision: Decision): void {

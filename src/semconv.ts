@@ -26,6 +26,8 @@ export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
 // --- loopguard tool-span attributes ---
 export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
 export const ATTR_LOOPGUARD_NORM_ARGS_HASH = 'loopguard.args.norm_hash';
+/** On calls that found nothing: the arguments' hash with digits masked (guessed ids share a shape). */
+export const ATTR_LOOPGUARD_ARGS_SHAPE_HASH = 'loopguard.args.shape_hash';
 export const ATTR_LOOPGUARD_RESULT_HASH = 'loopguard.result.hash';
 export const ATTR_LOOPGUARD_CALL_FINGERPRINT = 'loopguard.call.fingerprint';
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';

@@ -16,6 +16,8 @@ export interface Continuation {
   normArgsHash: string;
   resultHash: string;
   outcome: Outcome;
+  /** The argument shape a blocked call is recorded with (empty streaks). */
+  shapeHash?: string;
   /** The detector's score once the matching call is made. */
   score: number;
 }

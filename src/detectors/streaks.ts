@@ -59,9 +59,12 @@ export const pendingResubmit: Detector = (h, ctx, out) => {
 };
 
 /**
- * `empty-streak`: one tool finding nothing call after call, whatever the
- * arguments (made-up ids queried one after another). Calls of other tools in
- * between neither count nor break the streak; a non-empty answer ends it.
+ * `empty-streak`: one tool finding nothing call after call with arguments
+ * that differ only in their digits — made-up ids queried one after another.
+ * Empty answers to arguments of other shapes (grepping each file of a
+ * listing, checking each of several flags) are exploration: they neither
+ * count nor break the streak. Calls of other tools in between do neither
+ * either; a non-empty answer of the tool ends it.
  */
 export const emptyStreak: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'empty') return;
@@ -71,10 +74,13 @@ export const emptyStreak: Detector = (h, ctx, out) => {
   for (let back = 1; back < h.size; back++) {
     if (h.toolId(back) !== tool) continue;
     if (h.outcome(back) !== 'empty') break;
+    if (!h.sameShape(0, back)) continue;
     n++;
     first = back;
   }
   if (n < ctx.floor('empty-streak', tool)) return;
+  const next = sameCallAgain(h, 0, 'tool', n + 1);
+  next.shapeHash = h.shapeHash(0).toString(16).padStart(16, '0');
   out.push({
     detector: 'empty-streak',
     tiers: 'empty-streak',
@@ -84,7 +90,7 @@ export const emptyStreak: Detector = (h, ctx, out) => {
     since: h.total - first,
     toolId: tool,
     argsHash: h.argsHash(0),
-    next: sameCallAgain(h, 0, 'tool', n + 1),
+    next,
   });
 };
 

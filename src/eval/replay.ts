@@ -64,7 +64,7 @@ export async function replayCorpus(trajectories: Trajectory[], detection: Detect
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  const guard = register({ tracerProvider: provider, processor, appendNudge: false });
+  const guard = register({ tracerProvider: provider, processor, appendNudge: false, instrumentations: false });
   const runs: CaseRun[] = [];
   try {
     for (const t of trajectories) {

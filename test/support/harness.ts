@@ -20,7 +20,7 @@ export function createHarness(options: Omit<RegisterOptions, 'tracerProvider' | 
   const processor = new LoopGuardSpanProcessor({ ...(processorOptions as LoopGuardProcessorOptions), meterProvider });
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  const guard = register({ tracerProvider: provider, processor, onLoop, appendNudge, onBlock, captureContent, classifyResult });
+  const guard = register({ tracerProvider: provider, processor, onLoop, appendNudge, onBlock, captureContent, classifyResult, instrumentations: false });
   return {
     guard,
     processor,
