@@ -1,7 +1,18 @@
 import { createHash, type Hash } from 'node:crypto';
 import { digestBytes, digestString, hashText } from './hash.js';
 import { normalizeText } from './normalize.js';
-import { isMaskedKey, isMaskedScalar, maskVolatileText, VOLATILE_MARKER, type MaskSettings } from './volatile.js';
+import {
+  echoableId,
+  echoOrder,
+  isMaskedScalar,
+  KEPT,
+  MASKED_ID,
+  maskedKey,
+  maskEchoedIds,
+  maskVolatileText,
+  VOLATILE_MARKER,
+  type MaskSettings,
+} from './volatile.js';
 
 /**
  * RFC 8785 (JCS) canonical text for JSON values, plus a defined encoding for
@@ -202,14 +213,17 @@ function applyToJSON(value: object, key: string | number): unknown {
  * canonicalisation pass because the hot path cannot afford a walk each.
  */
 export interface WalkTransforms {
-  /** Also produce the normalised text (fingerprintArgs): strings through normalizeText, `ignore` members dropped. */
+  /** Also produce a derived text (`norm`) with strings through normalizeText (fingerprintArgs). */
   readonly normalize: boolean;
+  /** Members dropped from the derived text (ignoreArgs); a derived text is produced when this is set, even without `normalize`. */
   readonly ignore: ReadonlySet<string> | null;
   /** Mask volatile members and text (resultHash). */
   readonly mask: MaskSettings | null;
+  /** With `mask`: identifiers whose echoes in strings become `<id>` (in {@link echoOrder}). */
+  readonly echoedIds: readonly string[] | null;
 }
 
-const PLAIN: WalkTransforms = { normalize: false, ignore: null, mask: null };
+const PLAIN: WalkTransforms = { normalize: false, ignore: null, mask: null, echoedIds: null };
 
 class Canonicalizer {
   /**
@@ -221,20 +235,22 @@ class Canonicalizer {
   /** > 0 while writing an ignored member: raw text only. */
   private rawOnly = 0;
   /**
-   * Normalising still: arguments whose canonical text outgrows maxBytes are
+   * Deriving still: arguments whose canonical text outgrows maxBytes are
    * not normalised (near-duplicate matching is for ordinary calls, and its
    * cost must stay bounded), and canonicalizeArgs then reports no normalised text.
    */
   private normalizing: boolean;
   /** > 0 inside arrays, where minted ids are data (see MINTED_KEYS). */
   private arrayDepth = 0;
+  /** Echoable values of the identifier members this walk masked (MASKED_ID), when masking. */
+  maskedIds: string[] | null = null;
 
   constructor(
     readonly sink: BoundedSink,
     private readonly state: WalkState,
     private readonly transforms: WalkTransforms,
   ) {
-    this.normalizing = transforms.normalize;
+    this.normalizing = transforms.normalize || transforms.ignore !== null;
   }
 
   /** Whether normalisation still applies; stops for good once the raw text overflowed. */
@@ -299,9 +315,12 @@ class Canonicalizer {
 
   private string(v: string): void {
     const t = this.transforms;
-    if (t.mask !== null && t.mask.defaults) v = maskVolatileText(v);
+    if (t.mask !== null) {
+      if (t.mask.defaults) v = maskVolatileText(v);
+      if (t.echoedIds !== null) v = maskEchoedIds(v, t.echoedIds);
+    }
     const raw = this.stringText(v);
-    if (this.stillNormalizing()) {
+    if (t.normalize && this.stillNormalizing()) {
       const n = normalizeText(v);
       if (n !== v) {
         this.fork();
@@ -418,7 +437,13 @@ class Canonicalizer {
       }
       if (typeof v === 'object' && v !== null && v !== THROWN) v = applyToJSON(v, k);
       if (v === undefined) continue;
-      if (mask !== null && isMaskedScalar(v) && isMaskedKey(k, mask, this.arrayDepth > 0)) v = VOLATILE_MARKER;
+      if (mask !== null && isMaskedScalar(v)) {
+        const masked = maskedKey(k, mask, this.arrayDepth > 0);
+        if (masked !== KEPT) {
+          if (masked === MASKED_ID) this.rememberId(v);
+          v = VOLATILE_MARKER;
+        }
+      }
       const member = this.memberText(k);
       if (ignore !== null && ignore.has(k) && this.stillNormalizing()) {
         this.fork();
@@ -435,6 +460,13 @@ class Canonicalizer {
       this.value(v);
     }
     this.w('}');
+  }
+
+  private rememberId(v: unknown): void {
+    const id = echoableId(v);
+    if (id === null) return;
+    if (this.maskedIds === null) this.maskedIds = [id];
+    else if (!this.maskedIds.includes(id)) this.maskedIds.push(id);
   }
 
   private exotic(o: object): void {
@@ -553,7 +585,7 @@ export function canonicalize(value: unknown, maxBytes?: number): string {
  */
 export function canonicalizeArgs(value: unknown, maxBytes: number, ignore: ReadonlySet<string> | null): { text: string; normalized: string | null } {
   try {
-    const c = walk(value, maxBytes, { normalize: true, ignore, mask: null });
+    const c = walk(value, maxBytes, { normalize: true, ignore, mask: null, echoedIds: null });
     const normalized = c.norm === null || c.sink.overflowed ? null : c.norm.finish();
     return { text: c.sink.finish(), normalized };
   } catch (error) {
@@ -561,10 +593,35 @@ export function canonicalizeArgs(value: unknown, maxBytes: number, ignore: Reado
   }
 }
 
-/** Canonical text of a result with volatile members and text masked. Never throws. */
+/**
+ * Canonical text of arguments with the `ignore` members dropped and nothing
+ * else changed (argsShapeHash); the plain canonical text when it outgrows
+ * maxBytes (huge arguments are not transformed). Never throws.
+ */
+export function canonicalizeWithout(value: unknown, maxBytes: number, ignore: ReadonlySet<string> | null): string {
+  try {
+    const c = walk(value, maxBytes, { normalize: false, ignore, mask: null, echoedIds: null });
+    return c.norm === null || c.sink.overflowed ? c.sink.finish() : c.norm.finish();
+  } catch (error) {
+    return failureText(error);
+  }
+}
+
+/**
+ * Canonical text of a result with volatile members and text masked. Echoes
+ * of masked identifiers in strings are masked too: strings can come before
+ * the identifier in key order, so a result that has one and repeats it
+ * somewhere (or outgrew maxBytes, where the text cannot be searched) is
+ * walked a second time knowing them; every other result is walked once.
+ * Never throws.
+ */
 export function canonicalizeMasked(value: unknown, maxBytes: number, mask: MaskSettings): string {
   try {
-    return walk(value, maxBytes, { normalize: false, ignore: null, mask }).sink.finish();
+    const first = walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: null });
+    const ids = first.maskedIds;
+    const text = first.sink.finish();
+    if (ids === null || (!first.sink.overflowed && !ids.some((id) => text.includes(id)))) return text;
+    return walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: echoOrder(ids) }).sink.finish();
   } catch (error) {
     return failureText(error);
   }

@@ -4,7 +4,8 @@
  * docs/fingerprints.md is the reference for every rule here.
  */
 import type { Outcome } from '../types.js';
-import { canonicalizeArgs, canonicalizeMasked, effectiveMaxBytes, hashValue } from './canonical.js';
+import { canonicalizeArgs, canonicalizeMasked, canonicalizeWithout, effectiveMaxBytes, hashValue } from './canonical.js';
+import { errorClass } from './error-class.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
@@ -23,6 +24,7 @@ export {
   ERROR_STATUSES,
   EMPTY_META_KEYS,
 } from './outcome.js';
+export { errorClass, ERRNO_NAMES, ERRNO_PHRASES, NETWORK_ERRNOS, HTTP_REASON_PHRASES, type ErrorClass } from './error-class.js';
 export {
   VOLATILE_KEYS,
   VOLATILE_KEY_SUFFIXES,
@@ -30,6 +32,7 @@ export {
   MINTED_KEYS,
   MINTED_KEY_SUFFIXES,
   VOLATILE_MARKER,
+  MIN_ECHOED_ID_CHARS,
   maskVolatileText,
   maskErrorMessage,
 } from './volatile.js';
@@ -63,23 +66,42 @@ export function resultHash(result: unknown, opts?: FingerprintOptions): string {
   return hashText(canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask));
 }
 
-/** Error messages longer than this are masked in their head only (bounds the regex work). */
+/**
+ * Hash of the "shape" of a call's arguments: their canonical text (with
+ * `ignoreArgs` members dropped) where every run of ASCII digits is one `0`.
+ * Made-up identifiers that differ only in digits (A-10490, A-10491) share a
+ * shape; different words and names do not. Meant for calls that found
+ * nothing, to tell guessing from exploration. Never throws.
+ */
+export function argsShapeHash(args: unknown, opts?: FingerprintOptions): string {
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  return hashText(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)).replace(DIGIT_RUNS, '0'));
+}
+const DIGIT_RUNS = /[0-9]+/g;
+
+/** Error messages longer than this are masked and classified in their head only (bounds the regex work). */
 const MASKED_MESSAGE_CHARS = 65_536;
 
 /**
- * Hash of a failure: canonical text of {"$lg:failure": [errorType, message]}
- * with both trimmed, volatile parts of the message masked (maskErrorMessage),
- * and an absent part as null. Never throws.
+ * Hash of a failure: canonical text of {"$lg:failure": [errorType, what]}
+ * with the type trimmed and `what` the error class of the message when one is
+ * recognisable (errorClass: errno, HTTP status, quoted-name shape), else the
+ * trimmed message with its volatile parts masked (maskErrorMessage); an
+ * absent part is null. Never throws.
  */
 export function errorHash(errorType: string | undefined, message: string | undefined): string {
   const type = typeof errorType === 'string' ? errorType.trim() : null;
-  let text: string | null = null;
+  let what: unknown = null;
   if (typeof message === 'string') {
-    const m = message.trim();
-    text =
-      m.length > MASKED_MESSAGE_CHARS
-        ? maskErrorMessage(m.slice(0, MASKED_MESSAGE_CHARS)) + m.slice(MASKED_MESSAGE_CHARS)
-        : maskErrorMessage(m);
+    try {
+      const m = message.trim();
+      const long = m.length > MASKED_MESSAGE_CHARS;
+      const masked = maskErrorMessage(long ? m.slice(0, MASKED_MESSAGE_CHARS) : m);
+      what = errorClass(masked) ?? (long ? masked + m.slice(MASKED_MESSAGE_CHARS) : masked);
+    } catch {
+      // Only a runtime failure (out of memory) lands here; the raw message still tells failures apart.
+      what = message;
+    }
   }
-  return hashValue({ '$lg:failure': [type, text] });
+  return hashValue({ '$lg:failure': [type, what] });
 }

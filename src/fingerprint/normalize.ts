@@ -32,15 +32,17 @@ for (const ch of '=(){}[]<>;|&$`\\*') CODE_CHAR_CODES[ch.charCodeAt(0)] = 1;
  * Normalises one string:
  * 1. whitespace runs collapse to one space; leading/trailing whitespace goes;
  * 2. unless the string looks like code (any of = ( ) { } [ ] < > ; | & $ ` \ *),
- *    plain words are lower-cased and a word already seen earlier in the string
- *    is dropped (first occurrences keep their order).
+ *    a run of `?`, `!`, `.` ending the last token goes when what precedes it
+ *    is a plain word ("…my invoice?" = "…my invoice"), then plain words are
+ *    lower-cased and a word already seen earlier in the string is dropped
+ *    (first occurrences keep their order).
  * Tokens that are not plain words (paths, URLs, flags like -R, numbers,
  * identifiers with digits, quoted or punctuated tokens) are never changed.
  * Strings longer than {@link MAX_NORMALIZED_CHARS} are returned unchanged.
  * Returns `s` itself when nothing changes.
  */
 export function normalizeText(s: string): string {
-  if (s.length > MAX_NORMALIZED_CHARS || !MAY_CHANGE.test(s)) return s;
+  if (s.length > MAX_NORMALIZED_CHARS || (!MAY_CHANGE.test(s) && !isTerminalMark(s.charCodeAt(s.length - 1)))) return s;
   if (s.length > MEMO_MAX_CHARS) return normalizeUncached(s);
   let out = memo.get(s);
   if (out === undefined) {
@@ -80,7 +82,7 @@ function normalizeUncached(s: string): string {
   }
   if (prevSpace && n > 0) anomaly = true;
   if (code) return anomaly ? collapse(s) : s;
-  if (!anomaly && !upper) {
+  if (!anomaly && !upper && !isTerminalMark(s.charCodeAt(n - 1))) {
     if (spaces === 0) return s;
     // Already lower-case and single-spaced: only a repeated token can change it.
     const tokens = s.split(' ');
@@ -107,6 +109,16 @@ function collapse(s: string): string {
 
 /** Case folding and repeated-word dropping over whitespace-separated tokens; `changed` says the tokens are already known not to rejoin into `original`. */
 function prose(tokens: string[], original: string, changed: boolean, isWord: (t: string) => boolean): string {
+  let last = tokens.length - 1;
+  while (last >= 0 && tokens[last] === '') last--;
+  if (last >= 0) {
+    const t = tokens[last] as string;
+    const bare = withoutTerminalMarks(t, isWord);
+    if (bare !== t) {
+      tokens[last] = bare;
+      changed = true;
+    }
+  }
   const useSet = tokens.length > SCAN_TOKENS;
   const seen = useSet ? new Set<string>() : null;
   const seenList: string[] = [];
@@ -130,6 +142,26 @@ function prose(tokens: string[], original: string, changed: boolean, isWord: (t:
   if (!changed) return original;
   const out = kept.join(' ');
   return out === original ? original : out;
+}
+
+/** `?`, `!` or `.`: sentence-ending marks, which do not change what a prose query asks. */
+function isTerminalMark(c: number): boolean {
+  return c === 63 || c === 33 || c === 46;
+}
+
+/**
+ * The token without the run of terminal marks that ends it, when what is
+ * left is a plain word ending in a letter ("invoice?!" → "invoice"); else the
+ * token itself: "2.", "a.py.", "e.g.", "U.S.A." and a lone "?" keep their marks.
+ */
+function withoutTerminalMarks(t: string, isWord: (t: string) => boolean): string {
+  let end = t.length;
+  while (end > 0 && isTerminalMark(t.charCodeAt(end - 1))) end--;
+  if (end === t.length || end === 0) return t;
+  const last = t.charCodeAt(end - 1);
+  if (last === 44 || last === 59) return t; // , ;
+  const bare = t.slice(0, end);
+  return isWord(bare) ? bare : t;
 }
 
 /** {@link WORD} for ASCII tokens, without a regex. */
@@ -161,7 +193,7 @@ function isUnicodeWord(t: string): boolean {
 
 /** The same rules for strings with non-ASCII characters (Unicode letters, spaces and case). */
 function normalizeUnicode(s: string): string {
-  if (s.indexOf(' ') === -1 && !MAYBE_CHANGES.test(s)) return s;
+  if (s.indexOf(' ') === -1 && !MAYBE_CHANGES.test(s) && !isTerminalMark(s.charCodeAt(s.length - 1))) return s;
   const trimmed = s.trim();
   if (trimmed === '') return '';
   if (CODE_CHARS.test(trimmed)) {

@@ -74,13 +74,16 @@ function classifyKey(key: string): KeyClass {
 interface KeyInfo {
   readonly cls: KeyClass;
   readonly form: string;
+  /** `id` or `*_id` (snake_case form): a masked value under it is an identifier whose echoes in text are masked too. */
+  readonly idKey: boolean;
 }
 const KEY_CACHE_MAX = 4096;
 const keyCache = new Map<string, KeyInfo>();
 function keyInfo(key: string): KeyInfo {
   let info = keyCache.get(key);
   if (info === undefined) {
-    info = { cls: classifyKey(key), form: keyMatchForm(key) };
+    const form = keyMatchForm(key);
+    info = { cls: classifyKey(key), form, idKey: form === 'id' || (form.length > 3 && form.endsWith('_id')) };
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
     keyCache.set(key, info);
   }
@@ -133,18 +136,84 @@ function mayHoldUuid(s: string): boolean {
 }
 
 /**
- * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`) and per-run
- * temp directories (`<tmpdir>`) inside a string. Each pattern runs only when
+ * A measured duration: a number with a fractional part and a seconds unit
+ * (`1.43s`, `54.38 s`, `2.5 sec`), or any number with a sub-second unit
+ * (`120ms`, `15 µs`, `3ns`, `40 milliseconds`; `us` only written on,
+ * since "2 us" is prose), not glued to a word or a number before it and not
+ * followed by a letter or digit. Whole seconds (`30s`,
+ * `120s remaining`) are left alone: countdowns, ETAs and retry-after values
+ * are written that way, and they are state, not timing noise. Counts ("7
+ * passed") never carry a unit.
+ */
+const MEASURED_DURATION =
+  /(?<![\w.])(?:\d+\.\d+ ?(?:s|secs?|seconds?)|\d+(?:\.\d+)?(?:us| ?(?:ms|msecs?|milliseconds?|µs|microseconds?|ns|nanoseconds?)))(?![\p{L}\p{N}_])/gu;
+/** Every measured duration has a digit right before its unit's first letter (after at most one space). */
+const MAY_HOLD_DURATION = /\d ?[smunµ]/;
+
+/**
+ * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`), per-run temp
+ * directories (`<tmpdir>`) and measured durations (`<duration>`, see
+ * {@link MEASURED_DURATION}) inside a string. Each pattern runs only when
  * a character it requires is present: this is applied to every string of
  * every result.
  */
 export function maskVolatileText(s: string): string {
-  // Shortest match is a 15-char temp dir or a 16-char date-time.
-  if (s.length < 15) return s;
-  if (mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
-  if (mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
-  if (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1) s = s.replace(TEMP_DIR, '<tmpdir>');
+  // The shortest duration is 3 chars ("1ms"); the shortest temp dir 15, date-time 16.
+  if (s.length < 3) return s;
+  if (s.length >= 15) {
+    if (mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
+    if (mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
+    if (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1) s = s.replace(TEMP_DIR, '<tmpdir>');
+  }
+  if (MAY_HOLD_DURATION.test(s)) s = s.replace(MEASURED_DURATION, '<duration>');
   return s;
+}
+
+/** Identifiers shorter than this are not looked for inside text: "7" or "42" would hit counts and page numbers. */
+export const MIN_ECHOED_ID_CHARS = 4;
+
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122);
+
+/**
+ * Replaces each occurrence of one of `ids` inside `s` by `<id>`, where it
+ * stands as a token of its own: the characters either side are not ASCII
+ * letters or digits (`…/pipelines/1880412`, `job 1880412.`, but not
+ * `18804120` or `v1880412`).
+ */
+export function maskEchoedIds(s: string, ids: readonly string[]): string {
+  for (const id of ids) {
+    let at = s.indexOf(id);
+    if (at === -1) continue;
+    let out = '';
+    let from = 0;
+    while (at !== -1) {
+      const end = at + id.length;
+      if ((at === 0 || !isAlnum(s.charCodeAt(at - 1))) && (end === s.length || !isAlnum(s.charCodeAt(end)))) {
+        out += s.slice(from, at) + '<id>';
+        from = end;
+        at = s.indexOf(id, end);
+      } else {
+        at = s.indexOf(id, at + 1);
+      }
+    }
+    if (from > 0) s = out + s.slice(from);
+  }
+  return s;
+}
+
+/**
+ * The order {@link maskEchoedIds} takes identifiers in: longest first (then
+ * by code units), so that "job-1234" is masked whole before "1234" is looked
+ * for, whatever order the result's members came in.
+ */
+export function echoOrder(ids: string[]): string[] {
+  return ids.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The text of a masked identifier as it would appear in other strings, or null when it is too short to look for. */
+export function echoableId(v: unknown): string | null {
+  const t = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
+  return t !== null && t.length >= MIN_ECHOED_ID_CHARS ? t : null;
 }
 
 const HEX_ID = /\b0x[0-9a-fA-F]{6,}\b|\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b/g;
@@ -173,16 +242,29 @@ export interface MaskSettings {
   readonly extra: ReadonlySet<string> | null;
 }
 
+/** {@link maskedKey}: not masked. */
+export const KEPT = 0;
+/** {@link maskedKey}: masked. */
+export const MASKED = 1;
+/** {@link maskedKey}: masked, and an identifier (`id`, `*_id`) whose echoes inside the result's strings are masked too. */
+export const MASKED_ID = 2;
+
 /**
  * Whether a member is masked: its key is an extra volatile key, or (with the
  * defaults on) a VOLATILE_KEYS/VOLATILE_KEY_SUFFIXES/DURATION_KEYS key, or a
- * MINTED_KEYS/MINTED_KEY_SUFFIXES key outside arrays.
+ * MINTED_KEYS/MINTED_KEY_SUFFIXES key outside arrays. MASKED_ID when the key
+ * is also `id` or `*_id` in snake_case form.
  */
-export function isMaskedKey(key: string, settings: MaskSettings, inArray: boolean): boolean {
+export function maskedKey(key: string, settings: MaskSettings, inArray: boolean): typeof KEPT | typeof MASKED | typeof MASKED_ID {
   const info = keyInfo(key);
-  if (settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form))) return true;
-  if (!settings.defaults) return false;
-  return info.cls === ALWAYS || (info.cls === MINTED && !inArray);
+  let masked = settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form));
+  if (!masked && settings.defaults) masked = info.cls === ALWAYS || (info.cls === MINTED && !inArray);
+  return !masked ? KEPT : info.idKey ? MASKED_ID : MASKED;
+}
+
+/** {@link maskedKey} as a boolean. */
+export function isMaskedKey(key: string, settings: MaskSettings, inArray: boolean): boolean {
+  return maskedKey(key, settings, inArray) !== KEPT;
 }
 
 /**
@@ -198,23 +280,49 @@ const MAX_DEPTH = 64;
 
 /**
  * The masking as a value: `value` itself when nothing in it is volatile,
- * else a copy with volatile scalars replaced by {@link VOLATILE_MARKER} and
- * volatile text replaced by `<timestamp>`, `<uuid>`, `<tmpdir>`. resultHash
- * does not call this (it masks inside its one canonicalisation pass); this
+ * else a copy with volatile scalars replaced by {@link VOLATILE_MARKER},
+ * volatile text replaced by `<timestamp>`, `<uuid>`, `<tmpdir>`,
+ * `<duration>`, and echoes of masked identifiers by `<id>`. resultHash
+ * does not call this (it masks inside its canonicalisation pass); this
  * form is for callers that want to see or time the masked result, and tests
  * hold the two to the same hashes for JSON data. Never throws.
  */
 export function maskVolatile(value: unknown, settings: MaskSettings): unknown {
   if (!settings.defaults && settings.extra === null) return value;
   try {
-    return maskValue(value, settings, false, []);
+    const ids: string[] = [];
+    collectIds(value, settings, false, [], ids);
+    return maskValue(value, settings, false, [], echoOrder(ids));
   } catch {
     return value;
   }
 }
 
-function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[]): unknown {
-  if (typeof v === 'string') return settings.defaults ? maskVolatileText(v) : v;
+/** The echoable values of masked identifier members, in the order a walk meets them. */
+function collectIds(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[], ids: string[]): void {
+  if (typeof v !== 'object' || v === null) return;
+  if (ancestors.length >= MAX_DEPTH || ancestors.includes(v)) return;
+  ancestors.push(v);
+  if (Array.isArray(v)) {
+    for (const item of v) collectIds(item, settings, true, ancestors, ids);
+  } else if (isRecord(v)) {
+    for (const [k, item] of Object.entries(v)) {
+      if (item !== undefined && isMaskedScalar(item) && maskedKey(k, settings, inArray) === MASKED_ID) {
+        const id = echoableId(item);
+        if (id !== null && !ids.includes(id)) ids.push(id);
+      } else {
+        collectIds(item, settings, inArray, ancestors, ids);
+      }
+    }
+  }
+  ancestors.pop();
+}
+
+function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[], ids: readonly string[]): unknown {
+  if (typeof v === 'string') {
+    const t = settings.defaults ? maskVolatileText(v) : v;
+    return ids.length > 0 ? maskEchoedIds(t, ids) : t;
+  }
   if (typeof v !== 'object' || v === null) return v;
   if (ancestors.length >= MAX_DEPTH || ancestors.includes(v)) return v;
   if (Array.isArray(v)) {
@@ -222,7 +330,7 @@ function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancesto
     let copy: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
       const item: unknown = v[i];
-      const m = maskValue(item, settings, true, ancestors);
+      const m = maskValue(item, settings, true, ancestors, ids);
       if (copy !== null) copy.push(m);
       else if (m !== item) {
         copy = v.slice(0, i);
@@ -242,7 +350,7 @@ function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancesto
     const item = src[k];
     let m: unknown;
     if (item !== undefined && isMaskedScalar(item) && isMaskedKey(k, settings, inArray)) m = VOLATILE_MARKER;
-    else m = maskValue(item, settings, inArray, ancestors);
+    else m = maskValue(item, settings, inArray, ancestors, ids);
     if (copy !== null) copy[k] = m;
     else if (m !== item) {
       copy = Object.create(null) as Record<string, unknown>;

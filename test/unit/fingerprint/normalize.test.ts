@@ -116,6 +116,8 @@ describe('normalizeText', () => {
   it('never changes a token that is not a plain word', () => {
     fc.assert(
       fc.property(fc.array(fc.stringMatching(/^[A-Za-z0-9./_-]*[0-9./_][A-Za-z0-9./_-]*$/), { minLength: 1, maxLength: 6 }), (tokens) => {
+        // Except a plain word followed by terminal marks at the very end ("Plan A."), which loses its marks (tested below).
+        fc.pre(!/^[A-Za-z]+(?:[-'][A-Za-z]+)*[.!?]+$/.test(tokens[tokens.length - 1] as string));
         const s = tokens.join(' ');
         expect(normalizeText(s)).toBe(s.trim().split(/\s+/).join(' '));
       }),
@@ -181,5 +183,40 @@ describe('fingerprintArgs never throws and stays bounded', () => {
     const fp = fingerprintArgs({ b: 'X  Y', a: ['Z'] });
     expect(fp.normArgsHash).toBe(hashValue({ a: ['z'], b: 'x y' }));
     expect(canonicalize({ a: ['z'], b: 'x y' })).toBe('{"a":["z"],"b":"x y"}');
+  });
+});
+
+describe('terminal ? ! . of prose', () => {
+  const merged: [string, unknown, unknown][] = [
+    ['a trailing question mark', { query: 'how do I cancel my invoice' }, { query: 'how do I cancel my invoice?' }],
+    ['with case and spacing too', { query: 'How do I  change the billing email on an Invoice?' }, { query: 'how do i change the billing email on an invoice' }],
+    ['a run of marks', { q: 'what now?!' }, { q: 'what now' }],
+    ['an ellipsis and a period', { q: 'Wait for the build...' }, { q: 'wait for the build.' }],
+    ['the unstripped word then repeats an earlier one', { q: 'invoice or invoice?' }, { q: 'invoice or' }],
+    ['non-ASCII words with the mark attached', { q: 'Où est la Gare?' }, { q: 'où est la gare' }],
+  ];
+  it.each(merged)('merged: %s', (_name, a, b) => {
+    expect(norm(a)).toBe(norm(b));
+  });
+
+  const distinct: [string, unknown, unknown][] = [
+    ['a number before the mark', { q: 'go to page 2.' }, { q: 'go to page 2' }],
+    ['a path before the mark', { q: 'open a.py.' }, { q: 'open a.py' }],
+    ['abbreviations with inner dots', { q: 'made in the U.S.A.' }, { q: 'made in the U.S.A' }],
+    ['code keeps its marks', { code: 'print(x)?' }, { code: 'print(x)' }],
+    ['only the end of the string: a mark inside stays', { q: 'invoice? thanks' }, { q: 'invoice thanks' }],
+    ['a detached mark is a token of its own', { q: 'cancel ?' }, { q: 'cancel' }],
+  ];
+  it.each(distinct)('kept apart: %s', (_name, a, b) => {
+    expect(norm(a)).not.toBe(norm(b));
+  });
+
+  it('normalizeText', () => {
+    expect(normalizeText('How do I cancel my invoice?')).toBe('how do i cancel my invoice');
+    expect(normalizeText('done.')).toBe('done');
+    expect(normalizeText('Plan A.')).toBe('plan a');
+    expect(normalizeText('e.g.')).toBe('e.g.');
+    expect(normalizeText('?')).toBe('?');
+    expect(normalizeText('what,?')).toBe('what,?');
   });
 });

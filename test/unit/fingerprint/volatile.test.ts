@@ -156,3 +156,98 @@ describe('errorHash', () => {
     expect(errorHash('E', huge)).toMatch(/^[0-9a-f]{16}$/);
   });
 });
+
+describe('resultHash masks echoes of masked identifiers', () => {
+  const pipeline = (id: number, extra: Record<string, unknown> = {}) => ({
+    id,
+    status: 'pending',
+    ref: 'fix/flaky-checkout-test',
+    web_url: `https://ci.example.com/acme/shop/-/pipelines/${id}`,
+    ...extra,
+  });
+
+  it('a fresh pipeline id and the URL that ends in it', () => {
+    expect(resultHash(pipeline(1880412))).toBe(resultHash(pipeline(1880415)));
+    expect(resultHash(pipeline(1880412))).toBe(hashValue({ id: VOLATILE_MARKER, status: 'pending', ref: 'fix/flaky-checkout-test', web_url: 'https://ci.example.com/acme/shop/-/pipelines/<id>' }));
+  });
+
+  it('echoes before the id in key order, nested ids, *_id keys, string ids, any number of echoes', () => {
+    const a = { href: '/jobs/job-77aa/log', job: { job_id: 'job-77aa', note: 'queued job-77aa (job-77aa)' } };
+    const b = { href: '/jobs/job-91zz/log', job: { job_id: 'job-91zz', note: 'queued job-91zz (job-91zz)' } };
+    expect(resultHash(a)).toBe(resultHash(b));
+  });
+
+  it('extra volatile keys of id form propagate too, also with the defaults off', () => {
+    const opts = { maskVolatile: false, volatileKeys: ['session_id'] };
+    expect(resultHash({ session_id: 'sess-1234', msg: 'opened sess-1234' }, opts)).toBe(resultHash({ session_id: 'sess-9876', msg: 'opened sess-9876' }, opts));
+  });
+
+  const different: [string, unknown, unknown][] = [
+    ['other content next to the echoed id', pipeline(1880412, { note: 'lint failed' }), pipeline(1880415, { note: 'tests failed' })],
+    ['only whole tokens: a longer number that contains the id stays', { id: 4411, out: 'port 44110' }, { id: 4412, out: 'port 44111' }],
+    ['ids shorter than four characters are not looked for (counts, pages)', { id: 7, out: 'page 7 of 9' }, { id: 8, out: 'page 8 of 9' }],
+    ['ids inside arrays are data and do not propagate', { items: [{ id: 'ord-1001', label: 'ord-1001' }] }, { items: [{ id: 'ord-1002', label: 'ord-1002' }] }],
+    ['an echo of one id does not hide a different id elsewhere', { id: 'job-5555', see: 'job-5555 after job-1234' }, { id: 'job-6666', see: 'job-6666 after job-4321' }],
+  ];
+  it.each(different)('different hash: %s', (_name, a, b) => {
+    expect(resultHash(a)).not.toBe(resultHash(b));
+  });
+
+  it('the longer of two overlapping ids is masked whole, whatever the member order', () => {
+    const one = { id: '1234', job_id: 'job-1234', text: 'job-1234 and 1234' };
+    const two = { text: 'job-1234 and 1234', job_id: 'job-1234', id: '1234' };
+    expect(resultHash(one)).toBe(resultHash(two));
+    expect(resultHash(one)).toBe(hashValue({ id: VOLATILE_MARKER, job_id: VOLATILE_MARKER, text: '<id> and <id>' }));
+  });
+
+  it('a result too big to search is walked again and still masked', () => {
+    const big = (id: number) => ({ id, rows: Array.from({ length: 200 }, (_, i) => `row ${i} of run ${id}`) });
+    expect(resultHash(big(55501), { maxBytes: 256 })).toBe(resultHash(big(55502), { maxBytes: 256 }));
+    expect(resultHash(big(55501), { maxBytes: 256 })).not.toBe(resultHash({ ...big(55501), extra: 1 }, { maxBytes: 256 }));
+  });
+});
+
+describe('resultHash masks measured durations in text', () => {
+  const pytest = (t: string, counts = '1 failed, 7 passed') => ({
+    exit_code: 1,
+    stdout: `F.......\nFAILED tests/test_checkout.py::test_applies_coupon_once - AssertionError\n${counts} in ${t}`,
+  });
+
+  it('a re-run whose only difference is the timing line', () => {
+    expect(resultHash(pytest('1.43s'))).toBe(resultHash(pytest('1.86s')));
+  });
+
+  it.each([
+    ['jest', 'Tests: 1 failed\nTime:        54.38 s', 'Tests: 1 failed\nTime:        12.07 s'],
+    ['ms', 'took 120ms', 'took 95ms'],
+    ['go test', '--- FAIL: TestX (0.00s)\nFAIL\tpkg\t0.012s', '--- FAIL: TestX (0.01s)\nFAIL\tpkg\t0.020s'],
+    ['µs, ns, long units', 'p50 15 µs, p99 3ns, total 40 milliseconds', 'p50 9 µs, p99 7ns, total 12 milliseconds'],
+    ['seconds spelled out', 'finished in 2.5 seconds', 'finished in 3.75 seconds'],
+  ])('same hash: %s', (_name, a, b) => {
+    expect(resultHash({ out: a })).toBe(resultHash({ out: b }));
+  });
+
+  it.each([
+    ['counts stay significant', pytest('1.43s', '1 failed, 7 passed'), pytest('1.43s', '2 failed, 6 passed')],
+    ['whole seconds are state (countdowns, ETAs)', { out: 'deploy finishes in 120s' }, { out: 'deploy finishes in 60s' }],
+    ['numbers glued to words are not durations', { out: 'v1.2s' }, { out: 'v1.3s' }],
+    ['"us" after a space is the word', { out: 'send 2 us' }, { out: 'send 3 us' }],
+    ['sizes and versions', { out: 'node 20.11 ships 512 mb' }, { out: 'node 20.12 ships 512 mb' }],
+  ] as [string, unknown, unknown][])('different hash: %s', (_name, a, b) => {
+    expect(resultHash(a)).not.toBe(resultHash(b));
+  });
+
+  it.each([
+    ['1 failed, 7 passed in 1.43s', '1 failed, 7 passed in <duration>'],
+    ['Time: 54.38 s', 'Time: <duration>'],
+    ['took 120ms.', 'took <duration>.'],
+    ['(0.00s)', '(<duration>)'],
+    ['12us', '<duration>'],
+    ['retry in 30s', 'retry in 30s'],
+    ['7 passed', '7 passed'],
+    ['1.5sq', '1.5sq'],
+    ['a1.5s', 'a1.5s'],
+  ])('maskVolatileText(%j)', (input, expected) => {
+    expect(maskVolatileText(input)).toBe(expected);
+  });
+});
