@@ -10,6 +10,8 @@
  * - every looping run was detected exactly once: one replica stopped it (the
  *   replicas' loopguard_runs_stopped_total add up to 100, exactly one replica
  *   knows each run), and its trace in Jaeger has the break;
+ * - each replica saw each of its runs in order: steps numbered 1..n, and the
+ *   root span, which ends last, summarising the whole run;
  * - no normal run was flagged, on either replica or in Jaeger;
  * - no span was lost between the agent and Jaeger: every trace holds as many
  *   spans as the agent sent, and the replicas received and forwarded them all.
@@ -17,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nodeAgent, runAgent } from './scenarios/agent-process.js';
-import { toolSpans } from './scenarios/jaeger-runs.js';
+import { rootSpan, toolSpans } from './scenarios/jaeger-runs.js';
 import { sampleValue, scrape } from './scenarios/prometheus-text.js';
 import {
   collectorConfigPath,
@@ -160,6 +162,12 @@ describe('scale-out: load-balancing Collector -> 2 loopguard collectors -> Jaege
       expect(tools.map((span) => jaegerTag(span, 'loopguard.step')), `steps of ${run.mode} trace ${run.traceId}`).toEqual(
         Array.from({ length: run.toolCalls }, (_, index) => index + 1),
       );
+      // The root span ended last, so it reached the replica last and carries the whole run's summary.
+      const root = rootSpan(trace);
+      expect(
+        { stopped: jaegerTag(root, 'loopguard.run.stopped'), toolCalls: jaegerTag(root, 'loopguard.run.tool_calls') },
+        `run summary on the root of ${run.mode} trace ${run.traceId}`,
+      ).toEqual({ stopped: run.mode === 'looping', toolCalls: run.toolCalls });
       const known = await verdictsOf(run.traceId);
       expect(known, `replicas tracking ${run.mode} run ${run.traceId}`).toHaveLength(1);
       const { verdict } = known[0]!;
