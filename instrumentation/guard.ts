@@ -70,6 +70,12 @@ export interface RunOptions {
   attributes?: Attributes;
 }
 
+/** What the guard may do to the tracer provider behind it. */
+export interface ProviderLifecycle {
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
 /** The synthetic result a blocked call returns by default. */
 export interface NotExecutedResult {
   status: 'not_executed';
@@ -109,14 +115,14 @@ export class Guard {
   private readonly tracer: Tracer;
   private readonly options: GuardOptions;
   private readonly capture: ResolvedCapture | undefined;
-  private readonly closeProvider: () => Promise<void>;
+  private readonly lifecycle: ProviderLifecycle;
 
-  constructor(tracer: Tracer, processor: LoopGuardSpanProcessor, options: GuardOptions, close: () => Promise<void>) {
+  constructor(tracer: Tracer, processor: LoopGuardSpanProcessor, options: GuardOptions, lifecycle: ProviderLifecycle) {
     this.tracer = tracer;
     this.processor = processor;
     this.options = options;
     this.capture = resolveCapture(options.captureContent);
-    this.closeProvider = close;
+    this.lifecycle = lifecycle;
   }
 
   /**
@@ -172,9 +178,14 @@ export class Guard {
     return key === undefined ? undefined : this.processor.verdict(key);
   }
 
+  /** Exports every finished span now (before a serverless function freezes, say). */
+  flush(): Promise<void> {
+    return this.lifecycle.flush();
+  }
+
   /** Flushes and shuts down what `register()` set up. */
   shutdown(): Promise<void> {
-    return this.closeProvider();
+    return this.lifecycle.shutdown();
   }
 
   /**

@@ -123,22 +123,27 @@ export function register(options: RegisterOptions = {}): Guard {
   const parts = split(options);
   let tracer: Tracer;
   let processor: LoopGuardSpanProcessor;
-  let closeProvider: () => Promise<void>;
+  let provider: { forceFlush?(): Promise<void>; shutdown?(): Promise<void> };
   if (options.tracerProvider && options.processor) {
+    // The user's provider: flushed on request, but its life is theirs.
+    provider = { forceFlush: (options.tracerProvider as { forceFlush?(): Promise<void> }).forceFlush?.bind(options.tracerProvider) };
     tracer = options.tracerProvider.getTracer('loopguard', VERSION);
     processor = options.processor;
-    closeProvider = () => Promise.resolve();
   } else {
     processor = new LoopGuardSpanProcessor(parts.processor);
-    const provider = createProvider(options, processor);
+    provider = createProvider(options, processor);
     // The provider's own tracer: a provider registered globally before ours would otherwise win.
-    tracer = provider.getTracer('loopguard', VERSION);
-    closeProvider = () => provider.shutdown();
+    tracer = (provider as NodeTracerProvider).getTracer('loopguard', VERSION);
   }
   let adapters: FrameworkInstrumentation[] = [];
-  const guard = new Guard(tracer, processor, parts.guard, async () => {
-    for (const adapter of adapters) adapter.disable();
-    await closeProvider();
+  const guard = new Guard(tracer, processor, parts.guard, {
+    flush: async () => {
+      await provider.forceFlush?.();
+    },
+    shutdown: async () => {
+      for (const adapter of adapters) adapter.disable();
+      await provider.shutdown?.();
+    },
   });
   if (options.instrumentations !== false) {
     adapters = frameworkInstrumentations(guard, options.instrumentations === true || options.instrumentations === undefined ? {} : options.instrumentations);

@@ -1,0 +1,69 @@
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { LoopGuardConfigError, register, type RegisterOptions } from '../../instrumentation/index.js';
+import { createHarness } from '../support/harness.js';
+
+function rejects(options: unknown, option: string, mention: RegExp): void {
+  let error: unknown;
+  try {
+    register(options as RegisterOptions);
+  } catch (err) {
+    error = err;
+  }
+  expect(error).toBeInstanceOf(LoopGuardConfigError);
+  expect((error as LoopGuardConfigError).option).toBe(option);
+  expect((error as Error).message).toMatch(mention);
+}
+
+describe('register()', () => {
+  it('sets up a provider whose exporter receives annotated tool spans and the run summary', async () => {
+    const exporter = new InMemorySpanExporter();
+    const guard = register({ serviceName: 'svc-under-test', exporter, global: false, instrumentations: false });
+    await guard.run('agent', async () => {
+      for (let i = 0; i < 3; i++) await guard.callTool('search', { q: 'same' }, () => ({ hits: [] }));
+    });
+    await guard.flush();
+    const spans = exporter.getFinishedSpans();
+    await guard.shutdown();
+    const tools = spans.filter((s) => s.name === 'execute_tool search');
+    expect(tools).toHaveLength(3);
+    expect(tools[2]!.attributes['loopguard.level']).toBe('warning');
+    expect(tools[0]!.resource.attributes['service.name']).toBe('svc-under-test');
+    const root = spans.find((s) => s.name === 'invoke_agent agent')!;
+    expect(root.attributes['loopguard.run.max_level']).toBe('warning');
+  });
+
+  it('fails at once on invalid options, naming the option and what it accepts', () => {
+    rejects({ preset: 'fast' }, 'preset', /conservative, balanced, aggressive/);
+    rejects({ exporter: 'jaeger' }, 'exporter', /'otlp', 'console', 'none' or a SpanExporter/);
+    rejects({ onBlock: 'skip' }, 'onBlock', /'result' or 'throw'/);
+    rejects({ onLoop: 'log' }, 'onLoop', /a function/);
+    rejects({ serviceName: '' }, 'serviceName', /non-empty string/);
+    rejects({ window: 1000 }, 'window', /integer from 4 to 256/);
+    rejects({ maxToolCals: 10 }, 'maxToolCals', /known options/);
+    rejects({ instrumentations: 'all' }, 'instrumentations', /true, false/);
+    rejects({ processor: {} }, 'tracerProvider', /attach mode needs both/);
+  });
+});
+
+describe('guard.callTool', () => {
+  it('counts a wrapped tool called from inside its own guarded call once', async () => {
+    const h = createHarness();
+    const inner = h.guard.wrapTool('search', async (q: string) => `result for ${q}`);
+    await h.guard.run('a', () => h.guard.callTool('search', 'x', () => inner('x')));
+    expect(h.toolSpans()).toHaveLength(1);
+    expect(h.toolSpans()[0]!.attributes['loopguard.step']).toBe(1);
+    await h.close();
+  });
+
+  it('takes a span name and kind for protocol clients', async () => {
+    const h = createHarness();
+    await h.guard.run('a', () => h.guard.callTool('lookup', {}, () => 1, { spanName: 'tools/call lookup', kind: SpanKind.CLIENT }));
+    const [span] = h.toolSpans();
+    expect(span!.name).toBe('tools/call lookup');
+    expect(span!.kind).toBe(SpanKind.CLIENT);
+    expect(span!.attributes['loopguard.step']).toBe(1);
+    await h.close();
+  });
+});
