@@ -129,13 +129,11 @@ describe('Prometheus scraping the loopguard collector, with the committed alert 
       timeoutMs: 150_000,
     });
     agents.push(agent);
-    const run = await waitFor(() => agent.lines.find((line) => line.type === 'run') ?? (agent.alive ? undefined : Promise.reject(new Error('agent exited'))), {
-      description: 'the looping agent to finish its run',
-      timeoutMs: 60_000,
-    }).catch(async (error: unknown) => {
-      await agent.done; // throws with the agent's output if it failed
-      throw error;
-    });
+    const run = await Promise.race([
+      waitFor(() => agent.lines.find((line) => line.type === 'run'), { description: 'the looping agent to finish its run', timeoutMs: 60_000 }),
+      // An agent that fails rejects with its output; one that exits at all has not held as told.
+      agent.done.then(() => Promise.reject(new Error('the looping agent exited instead of holding'))),
+    ]);
     expect(run).toMatchObject({ stopped: true, verdict: { stopped: true, level: 'break' } });
     expect(run.toolCalls).toBeLessThan(30);
     const reason = run.verdict!.stopReason!;
