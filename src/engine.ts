@@ -113,6 +113,8 @@ export class LoopEngine {
     const h = run.history;
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
+    // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
+    if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
     const found = this.evidenceBuffer;
     found.length = 0;
@@ -142,6 +144,18 @@ export class LoopEngine {
   /** Adds LLM token usage (gen_ai.usage.*) to a run's budget. */
   addTokens(runKey: string, tokens: number): void {
     if (tokens > 0) this.touch(runKey).tokens += tokens;
+  }
+
+  /**
+   * Moves a run to another key: a collector learns a run's conversation id
+   * from its root span, which ends (and arrives) after its tool calls.
+   * Nothing happens when the target key is already tracked.
+   */
+  rekey(from: string, to: string): void {
+    const run = this.runs.get(from);
+    if (!run || this.runs.has(to)) return;
+    this.runs.delete(from);
+    this.runs.set(to, run);
   }
 
   /** Stops a run by decision of code outside the detectors (an `onLoop` override, an operator). */

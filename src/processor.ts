@@ -110,7 +110,11 @@ export class LoopGuardSpanProcessor {
         this.traces.set(traceId, state);
       }
       if (parentOf(span) === undefined) state.root = span;
-      if (explicit !== undefined) state.runKey ??= explicit;
+      if (explicit !== undefined && state.runKey === undefined) {
+        state.runKey = explicit;
+        // Spans that arrived first (a collector sees the root last) were keyed by the trace.
+        this.engine.rekey(traceId, explicit);
+      }
     } catch (err) {
       diag.error('loopguard: onStart failed', err);
     }

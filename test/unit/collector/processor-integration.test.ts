@@ -31,7 +31,12 @@ afterAll(async () => {
 });
 
 /** An agent run: an invoke_agent root and one execute_tool span per call, each exported as it ends. */
-async function runAgent(exporter: SpanExporter, conversationId: string, calls: { args: unknown; result: unknown }[]): Promise<void> {
+async function runAgent(
+  exporter: SpanExporter,
+  conversationId: string,
+  calls: { args: unknown; result: unknown }[],
+  idOnToolSpans = true,
+): Promise<void> {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'python-like-agent' }),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
@@ -47,7 +52,7 @@ async function runAgent(exporter: SpanExporter, conversationId: string, calls: {
         attributes: {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': 'search',
-          'gen_ai.conversation.id': conversationId,
+          ...(idOnToolSpans ? { 'gen_ai.conversation.id': conversationId } : {}),
           'gen_ai.tool.call.arguments': JSON.stringify(call.args),
         },
       },
@@ -116,6 +121,33 @@ describe('collector with the real LoopGuardSpanProcessor', () => {
     expect(tools.filter((s) => attr(s, 'loopguard.level') !== undefined)).toEqual([]);
     const verdict = (await (await fetch(`${collector.url}/v1/runs/conv-ok`)).json()) as Record<string, unknown>;
     expect(verdict).toMatchObject({ runKey: 'conv-ok', toolCalls: 12, level: null, stopped: false, detections: 0 });
+  });
+});
+
+describe('runs keyed by a conversation id only the root span carries', () => {
+  it('moves the run to the conversation id when the root arrives after its tool calls, and reports the break once', async () => {
+    const breaks = async (): Promise<number> => {
+      const text = await (await fetch(`${collector.url}/metrics`)).text();
+      return Number(/^loopguard_detections_total\{detector="no-progress",level="break",gen_ai_tool_name="search"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await breaks();
+    const memory = new InMemorySpanExporter();
+    const looping = Array.from({ length: 14 }, () => ({ args: { q: 'refund policy' }, result: { hits: [] as string[] } }));
+    await runAgent(memory, 'conv-root-only', looping, false);
+    const spans = memory.getFinishedSpans();
+    const traceId = spans[0]!.spanContext().traceId;
+    // One request per span, in the order they ended: the root comes last, as exporters send it.
+    for (const span of spans) {
+      const body = ProtobufTraceSerializer.serializeRequest([span])!;
+      const res = await fetch(`${collector.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } });
+      expect(res.status).toBe(200);
+    }
+    const verdict = (await (await fetch(`${collector.url}/v1/runs/conv-root-only`)).json()) as Record<string, unknown>;
+    expect(verdict).toMatchObject({ runKey: 'conv-root-only', toolCalls: 14, level: 'break', stopped: true });
+    expect((await fetch(`${collector.url}/v1/runs/${traceId}`)).status).toBe(404);
+    await waitFor(() => spansOf(upstream.accepted).filter((s) => s.name === 'execute_tool search' && attr(s, 'loopguard.level') === 'break').length >= 1);
+    // The agent went on after its run was stopped: those calls are at break, but the break was decided once.
+    expect((await breaks()) - before).toBe(1);
   });
 });
 
