@@ -39,6 +39,9 @@ export function formatReport(report: BenchReport): string {
       ? ['note: other processes competed for the CPUs during this run; ratios are measured interleaved, but absolute rates are pessimistic']
       : []),
     ...(report.details.quick ? ['note: --quick run (short rounds): figures are rough'] : []),
+    ...(overhead.spansExported.baseline !== overhead.spansExpected || overhead.spansExported.loopguard !== overhead.spansExpected
+      ? ['warning: the batch span processor dropped spans on one side, so the overhead comparison is skewed']
+      : []),
     '',
     table(rows),
     '',
