@@ -5,12 +5,14 @@ import {
   echoableId,
   echoOrder,
   isMaskedScalar,
+  keyInfo,
   KEPT,
   MASKED_ID,
-  maskedKey,
+  maskedKeyOf,
   maskEchoedIds,
   maskVolatileText,
   VOLATILE_MARKER,
+  type KeyInfo,
   type MaskSettings,
 } from './volatile.js';
 
@@ -155,9 +157,15 @@ function bytesMarker(bytes: Uint8Array): string {
   return `{"$lg:bytes":"${d.hex}","len":${bytes.byteLength}${d.sampled ? ',"sampled":true' : ''}}`;
 }
 
+/** A member name, encoded once: `"key":` and `,"key":`, and what it is for masking once asked. */
+interface Member {
+  readonly first: string;
+  readonly next: string;
+  info: KeyInfo | null;
+}
 const MEMBER_CACHE_MAX = 4096;
 const MEMBER_CACHE_KEY_MAX = 64;
-const memberCache = new Map<string, string>();
+const memberCache = new Map<string, Member>();
 
 /**
  * Sorts keys by UTF-16 code units (RFC 8785 §3.2.3; `<` on strings and the
@@ -336,18 +344,23 @@ class Canonicalizer {
     return s.length > this.state.limit ? bigStringMarker(s) : quote(s);
   }
 
-  /** `"key":` — from a cache, since key names repeat across calls far more than values do. */
-  private memberText(k: string): string {
-    if (k.length > this.state.limit) return quote(`$lg:str:${digestString(k).hex}:${k.length}`) + ':';
-    let t = memberCache.get(k);
-    if (t === undefined) {
-      t = quote(k) + ':';
+  /** `"key":` and its masking class — from a cache, since key names repeat across calls far more than values do. */
+  private member(k: string): Member {
+    if (k.length > this.state.limit) {
+      const first = quote(`$lg:str:${digestString(k).hex}:${k.length}`) + ':';
+      return { first, next: ',' + first, info: null };
+    }
+    let m = memberCache.get(k);
+    if (m === undefined) {
+      const first = quote(k) + ':';
+      m = { first, next: ',' + first, info: null };
+      // Long names are rare and may be unique: they stay out of the cache.
       if (k.length <= MEMBER_CACHE_KEY_MAX) {
         if (memberCache.size >= MEMBER_CACHE_MAX) memberCache.clear();
-        memberCache.set(k, t);
+        memberCache.set(k, m);
       }
     }
-    return t;
+    return m;
   }
 
   private object(o: object): void {
@@ -437,25 +450,25 @@ class Canonicalizer {
       }
       if (typeof v === 'object' && v !== null && v !== THROWN) v = applyToJSON(v, k);
       if (v === undefined) continue;
+      const member = this.member(k);
       if (mask !== null && isMaskedScalar(v)) {
-        const masked = maskedKey(k, mask, this.arrayDepth > 0);
+        const masked = maskedKeyOf((member.info ??= keyInfo(k)), k, mask, this.arrayDepth > 0);
         if (masked !== KEPT) {
           if (masked === MASKED_ID) this.rememberId(v);
           v = VOLATILE_MARKER;
         }
       }
-      const member = this.memberText(k);
       if (ignore !== null && ignore.has(k) && this.stillNormalizing()) {
         this.fork();
-        this.sink.write(firstRaw ? member : ',' + member);
+        this.sink.write(firstRaw ? member.first : member.next);
         firstRaw = false;
         this.rawOnly++;
         this.value(v);
         this.rawOnly--;
         continue;
       }
-      this.sink.write(firstRaw ? member : ',' + member);
-      if (this.norm !== null && this.rawOnly === 0) this.norm.write(firstNorm ? member : ',' + member);
+      this.sink.write(firstRaw ? member.first : member.next);
+      if (this.norm !== null && this.rawOnly === 0) this.norm.write(firstNorm ? member.first : member.next);
       firstRaw = firstNorm = false;
       this.value(v);
     }

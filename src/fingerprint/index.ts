@@ -9,7 +9,7 @@ import { errorClass } from './error-class.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
-import { maskErrorMessage, volatileKeySet } from './volatile.js';
+import { maskErrorMessage, volatileKeySet, type MaskSettings } from './volatile.js';
 
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
@@ -59,10 +59,15 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
   return { argsHash, normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized) };
 }
 
+const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });
+const NO_DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: false, extra: null });
+
 /** Hash of a call's result with volatile fields masked (see VOLATILE_KEYS, maskVolatileText). Never throws. */
 export function resultHash(result: unknown, opts?: FingerprintOptions): string {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  const mask = { defaults: opts?.maskVolatile !== false, extra: volatileKeySet(opts?.volatileKeys) };
+  const extra = volatileKeySet(opts?.volatileKeys);
+  const defaults = opts?.maskVolatile !== false;
+  const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
   return hashText(canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask));
 }
 

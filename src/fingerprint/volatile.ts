@@ -71,7 +71,7 @@ function classifyKey(key: string): KeyClass {
 }
 
 // Key names repeat across calls; remembering what they are keeps the hot path to one Map lookup.
-interface KeyInfo {
+export interface KeyInfo {
   readonly cls: KeyClass;
   readonly form: string;
   /** `id` or `*_id` (snake_case form): a masked value under it is an identifier whose echoes in text are masked too. */
@@ -79,7 +79,8 @@ interface KeyInfo {
 }
 const KEY_CACHE_MAX = 4096;
 const keyCache = new Map<string, KeyInfo>();
-function keyInfo(key: string): KeyInfo {
+/** What a key is for masking (cached; canonical.ts keeps it next to the key's encoded text). */
+export function keyInfo(key: string): KeyInfo {
   let info = keyCache.get(key);
   if (info === undefined) {
     const form = keyMatchForm(key);
@@ -149,6 +150,8 @@ const MEASURED_DURATION =
   /(?<![\w.])(?:\d+\.\d+ ?(?:s|secs?|seconds?)|\d+(?:\.\d+)?(?:us| ?(?:ms|msecs?|milliseconds?|µs|microseconds?|ns|nanoseconds?)))(?![\p{L}\p{N}_])/gu;
 /** Every measured duration has a digit right before its unit's first letter (after at most one space). */
 const MAY_HOLD_DURATION = /\d ?[smunµ]/;
+/** The duration gate and the temp dirs' `/tmp/`, `/var/folders/` in one scan (most strings have neither). */
+const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 
 /**
  * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`), per-run temp
@@ -160,12 +163,12 @@ const MAY_HOLD_DURATION = /\d ?[smunµ]/;
 export function maskVolatileText(s: string): string {
   // The shortest duration is 3 chars ("1ms"); the shortest temp dir 15, date-time 16.
   if (s.length < 3) return s;
-  if (s.length >= 15) {
-    if (mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
-    if (mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
-    if (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1) s = s.replace(TEMP_DIR, '<tmpdir>');
+  if (s.length >= 15 && mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
+  if (s.length >= 36 && mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
+  if (MAY_HOLD_DURATION_OR_TEMP_DIR.test(s)) {
+    if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');
+    if (MAY_HOLD_DURATION.test(s)) s = s.replace(MEASURED_DURATION, '<duration>');
   }
-  if (MAY_HOLD_DURATION.test(s)) s = s.replace(MEASURED_DURATION, '<duration>');
   return s;
 }
 
@@ -256,7 +259,11 @@ export const MASKED_ID = 2;
  * is also `id` or `*_id` in snake_case form.
  */
 export function maskedKey(key: string, settings: MaskSettings, inArray: boolean): typeof KEPT | typeof MASKED | typeof MASKED_ID {
-  const info = keyInfo(key);
+  return maskedKeyOf(keyInfo(key), key, settings, inArray);
+}
+
+/** {@link maskedKey} with the key's {@link keyInfo} at hand. */
+export function maskedKeyOf(info: KeyInfo, key: string, settings: MaskSettings, inArray: boolean): typeof KEPT | typeof MASKED | typeof MASKED_ID {
   let masked = settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form));
   if (!masked && settings.defaults) masked = info.cls === ALWAYS || (info.cls === MINTED && !inArray);
   return !masked ? KEPT : info.idKey ? MASKED_ID : MASKED;
