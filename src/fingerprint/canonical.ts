@@ -243,11 +243,12 @@ class Canonicalizer {
   /** > 0 while writing an ignored member: raw text only. */
   private rawOnly = 0;
   /**
-   * Deriving still: arguments whose canonical text outgrows maxBytes are
-   * not normalised (near-duplicate matching is for ordinary calls, and its
-   * cost must stay bounded), and canonicalizeArgs then reports no normalised text.
+   * Producing the derived (normalised / ignore-dropped) text still: arguments
+   * whose canonical text outgrows maxBytes are not transformed (near-duplicate
+   * matching is for ordinary calls, and its cost must stay bounded), and
+   * canonicalizeArgs then reports no normalised text.
    */
-  private normalizing: boolean;
+  private deriving: boolean;
   /** > 0 inside arrays, where minted ids are data (see MINTED_KEYS). */
   private arrayDepth = 0;
   /** Echoable values of the identifier members this walk masked (MASKED_ID), when masking. */
@@ -258,16 +259,16 @@ class Canonicalizer {
     private readonly state: WalkState,
     private readonly transforms: WalkTransforms,
   ) {
-    this.normalizing = transforms.normalize || transforms.ignore !== null;
+    this.deriving = transforms.normalize || transforms.ignore !== null;
   }
 
-  /** Whether normalisation still applies; stops for good once the raw text overflowed. */
-  private stillNormalizing(): boolean {
-    if (this.normalizing && this.sink.overflowed) {
-      this.normalizing = false;
+  /** Whether the derived text is still produced; stops for good once the raw text overflowed. */
+  private stillDeriving(): boolean {
+    if (this.deriving && this.sink.overflowed) {
+      this.deriving = false;
       this.norm = null;
     }
-    return this.normalizing && this.rawOnly === 0;
+    return this.deriving && this.rawOnly === 0;
   }
 
   root(value: unknown): void {
@@ -328,7 +329,7 @@ class Canonicalizer {
       if (t.echoedIds !== null) v = maskEchoedIds(v, t.echoedIds);
     }
     const raw = this.stringText(v);
-    if (t.normalize && this.stillNormalizing()) {
+    if (t.normalize && this.stillDeriving()) {
       const n = normalizeText(v);
       if (n !== v) {
         this.fork();
@@ -458,7 +459,7 @@ class Canonicalizer {
           v = VOLATILE_MARKER;
         }
       }
-      if (ignore !== null && ignore.has(k) && this.stillNormalizing()) {
+      if (ignore !== null && ignore.has(k) && this.stillDeriving()) {
         this.fork();
         this.sink.write(firstRaw ? member.first : member.next);
         firstRaw = false;

@@ -12,7 +12,16 @@ import { maskVolatile } from '../../../src/fingerprint/volatile.js';
 
 const pieces = ['a', 'B', 'Tokyo', 'tokyo', ' ', '  ', '\t', '\n', '-', "'", '/', '.', '1', '=', '(', ',', '?', 'é', 'É', 'Ⅻ', '\u00a0', 'x.py'];
 const text = fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((p) => p.join(''));
-const volatileText = fc.constantFrom('at 2026-11-30T01:02:03Z', 'id 123e4567-e89b-12d3-a456-426614174000', '/tmp/tmp.Ab12Cd34Ef/x', 'plain');
+const volatileText = fc.constantFrom(
+  'at 2026-11-30T01:02:03Z',
+  'id 123e4567-e89b-12d3-a456-426614174000',
+  '/tmp/tmp.Ab12Cd34Ef/x',
+  'plain',
+  'ran in 1.43s, took 12ms',
+  'job-1234',
+  '1234',
+  'see job-1234 and 1234/plain',
+);
 const keys = fc.constantFrom('id', 'job_id', 'messageId', 'created_at', 'name', 'items', 'ts', 'receipt', 'v', 'request_id', 'q', 'duration_ms');
 
 const value = fc.letrec<{ v: unknown }>((tie) => ({
