@@ -10,7 +10,8 @@ import {
 } from '@opentelemetry/api';
 import { LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
+import type { HistoryEntry } from '../src/history.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
@@ -84,6 +85,25 @@ export interface NotExecutedResult {
 }
 
 type AnyFunction = (...args: never[]) => unknown;
+
+/** One guarded call in progress. */
+interface Call {
+  span: Span & SpanShape;
+  tool: string;
+  args: unknown;
+  argsHash: string;
+  normArgsHash: string;
+  fpOptions: FingerprintOptions | undefined;
+  /** undefined when the call is outside any run (it is then only annotated when its span ends). */
+  runKey: string | undefined;
+  startMs: number;
+  /** Ends the span, unless it belongs to another instrumentation. */
+  end: () => void;
+}
+
+const noop = (): void => undefined;
+/** Result hash of a refused call that continues no pattern. */
+const NOT_EXECUTED_RESULT = hashText('loopguard:not-executed');
 
 function isOutcome(value: unknown): value is Outcome {
   return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
@@ -199,59 +219,64 @@ export class Guard {
     if (activeTool && active.attributes![sc.ATTR_LOOPGUARD_ARGS_HASH] !== undefined) return execute();
     // Inside another instrumentation's span for this call (the AI SDK's execute_tool): judge that span instead of adding a second one.
     const reused = activeTool && active.isRecording() ? (active as Span & SpanShape) : undefined;
-    const span = this.safely('starting the tool span', () => (reused ? this.adoptToolSpan(reused, tool, args, info) : this.startToolSpan(tool, args, info)));
-    if (!span) return execute();
-    const end = reused ? () => undefined : () => span.end();
-    const pre = this.processor.precheck(span);
-    if (pre) {
-      const refused = await this.refuseIfNeeded(span, tool, args, pre, end);
-      if (refused.refused) return refused.value;
+    const call = this.safely('starting the tool span', () => this.begin(tool, args, info, reused));
+    if (!call) return execute();
+    if (call.runKey !== undefined) {
+      const pre = this.processor.engine.precheck(call.runKey, tool, call.argsHash, call.normArgsHash);
+      if (pre) {
+        const refused = await this.refuseIfNeeded(call, pre);
+        if (refused.refused) return refused.value;
+      }
     }
     let result: unknown;
     try {
-      result = await context.with(trace.setSpan(context.active(), span), execute);
+      result = await context.with(trace.setSpan(context.active(), call.span), execute);
     } catch (err) {
-      this.safely('recording the tool error', () => this.recordError(span, err));
-      const breakError = await this.afterCallSafely(span, tool, args, undefined, false);
-      end();
+      const decision = this.safely('recording the tool error', () => this.recordError(call, err));
+      const breakError = decision ? await this.afterCallSafely(call, decision, undefined, false) : undefined;
+      call.end();
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
-    this.safely('recording the tool result', () => this.recordResult(span, tool, args, result));
-    const after = await this.afterCallSafely(span, tool, args, result, true);
-    end();
+    const decision = this.safely('recording the tool result', () => this.recordResult(call, result));
+    const after = decision ? await this.afterCallSafely(call, decision, result, true) : result;
+    call.end();
     if (after instanceof LoopBreakError) throw after;
     return after;
   }
 
-  private toolAttributes(tool: string, args: unknown, info: ToolCallInfo): Attributes {
-    const fp = fingerprintArgs(args, this.fingerprintOptions(tool));
-    const attributes: Attributes = {
-      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL,
-      [sc.ATTR_GEN_AI_TOOL_NAME]: tool,
-      [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function',
-      [sc.ATTR_LOOPGUARD_ARGS_HASH]: fp.argsHash,
-      ...info.attributes,
-    };
+  /** Starts (or adopts) the call's span and resolves its run. */
+  private begin(tool: string, args: unknown, info: ToolCallInfo, reused: (Span & SpanShape) | undefined): Call {
+    const fpOptions = this.fingerprintOptions(tool);
+    const fp = fingerprintArgs(args, fpOptions);
+    const attributes: Attributes = reused
+      ? {}
+      : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
+    attributes[sc.ATTR_LOOPGUARD_ARGS_HASH] = fp.argsHash;
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
-    return attributes;
-  }
-
-  private startToolSpan(tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
-    const attributes = this.toolAttributes(tool, args, info);
-    const name = info.spanName ?? `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`;
-    // The SDK's Span satisfies SpanShape; a no-op span (no SDK registered) has no attributes, and precheck ignores it.
-    return this.tracer.startSpan(name, { kind: info.kind ?? SpanKind.INTERNAL, attributes }) as Span & SpanShape;
-  }
-
-  /** Writes loopguard's call attributes onto a tool span another instrumentation started; its owner ends it. */
-  private adoptToolSpan(span: Span & SpanShape, tool: string, args: unknown, info: ToolCallInfo): Span & SpanShape {
-    const attributes = this.toolAttributes(tool, args, info);
-    for (const key of [sc.ATTR_GEN_AI_OPERATION_NAME, sc.ATTR_GEN_AI_TOOL_NAME]) delete attributes[key];
-    span.setAttributes(attributes);
-    return span;
+    if (info.attributes) Object.assign(attributes, info.attributes);
+    let span: Span & SpanShape;
+    if (reused) {
+      span = reused;
+      span.setAttributes(attributes);
+    } else {
+      const name = info.spanName ?? `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`;
+      // The SDK's Span satisfies SpanShape; a no-op span (no SDK registered) has no attributes and no run.
+      span = this.tracer.startSpan(name, { kind: info.kind ?? SpanKind.INTERNAL, attributes }) as Span & SpanShape;
+    }
+    return {
+      span,
+      tool,
+      args,
+      argsHash: fp.argsHash,
+      normArgsHash: fp.normArgsHash,
+      fpOptions,
+      runKey: span.attributes ? this.processor.ownRunKey(span, info.attributes) : undefined,
+      startMs: Date.now(),
+      end: reused ? noop : () => span.end(),
+    };
   }
 
   private fingerprintOptions(tool: string): FingerprintOptions | undefined {
@@ -259,64 +284,75 @@ export class Guard {
     return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
   }
 
-  private recordResult(span: Span & SpanShape, tool: string, args: unknown, result: unknown): void {
-    const declared = span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
-    const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(tool, result) ?? classifyResult(result));
-    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, outcome);
-    // Only empty answers need the shape: it tells guessed ids from exploration (empty-streak).
-    if (outcome === 'empty') span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, argsShapeHash(args, this.fingerprintOptions(tool)));
-    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, resultHash(result, this.fingerprintOptions(tool)));
-    if (this.capture) span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
+  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, shapeHash: string | undefined): HistoryEntry {
+    return {
+      tool: call.tool,
+      argsHash: call.argsHash,
+      normArgsHash: call.normArgsHash,
+      resultHash,
+      outcome,
+      blocked,
+      startMs: call.startMs,
+      endMs: Date.now(),
+      shapeHash,
+    };
   }
 
-  private recordError(span: Span & SpanShape, err: unknown): void {
+  private recordResult(call: Call, result: unknown): Decision {
+    const declared = call.span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
+    const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(call.tool, result) ?? classifyResult(result));
+    if (this.capture) call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
+    if (call.runKey === undefined) return this.processor.evaluate(call.span);
+    // Only empty answers need the shape: it tells guessed ids from exploration (empty-streak).
+    const shape = outcome === 'empty' ? argsShapeHash(call.args, call.fpOptions) : undefined;
+    return this.processor.recordOwn(call.span, call.runKey, this.entry(call, resultHash(result, call.fpOptions), outcome, false, shape));
+  }
+
+  private recordError(call: Call, err: unknown): Decision {
     const type = err instanceof Error ? err.name || err.constructor.name : typeof err;
     const message = err instanceof Error ? err.message : String(err);
+    const span = call.span;
     span.setStatus({ code: SpanStatusCode.ERROR, message });
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
-    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, 'error');
-    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, errorHash(type, message));
     if (err instanceof Error) span.recordException(err);
+    if (call.runKey === undefined) return this.processor.evaluate(span);
+    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message), 'error', false, undefined));
   }
 
   /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */
-  private async refuseIfNeeded(
-    span: Span & SpanShape,
-    tool: string,
-    args: unknown,
-    pre: PreVerdict,
-    end: () => void,
-  ): Promise<{ refused: false } | { refused: true; value: unknown }> {
-    const runKey = this.processor.runKeyOf(span) ?? span.spanContext().traceId;
+  private async refuseIfNeeded(call: Call, pre: PreVerdict): Promise<{ refused: false } | { refused: true; value: unknown }> {
+    const { span, tool, args } = call;
+    const runKey = call.runKey!;
     if (pre.stop) {
       // Already stopped: every later call is refused the same way, without asking again.
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
-      span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
-      end();
-      throw this.breakError(span, tool, args, runKey, pre.stop.reason, pre.evidence && publicEvidence(pre.evidence, tool), this.processor.engine.steps(runKey));
+      const last = pre.stop.evidence;
+      this.processor.recordOwn(span, runKey, this.entry(call, last?.next?.resultHash ?? NOT_EXECUTED_RESULT, last?.next?.outcome ?? 'ok', true, undefined));
+      call.end();
+      throw this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.engine.steps(runKey)));
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
     const step = this.processor.engine.steps(runKey) + 1;
     const event = evidence && this.event(span, tool, args, runKey, pre.level, pre.action, evidence, step, false);
     const action = event ? await this.consult(event) : undefined;
     if (action === 'continue') return { refused: false };
-    const armed = pre.armed;
+    const next = pre.armed?.next;
     span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, pre.action === 'break' || action === 'break' ? ACTION_BREAK : ACTION_BLOCK);
-    if (armed) {
-      span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, armed.next.resultHash);
-      span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, armed.next.outcome);
-      if (armed.next.shapeHash !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, armed.next.shapeHash);
-    }
-    const decision = this.processor.evaluate(span);
+    // The blocked call stands for the repeat it prevented: recorded with the result the loop would have given.
+    const decision = this.processor.recordOwn(
+      span,
+      runKey,
+      this.entry(call, next?.resultHash ?? NOT_EXECUTED_RESULT, next?.outcome ?? 'ok', true, next?.shapeHash),
+    );
     const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';
     if (breaks) {
       const reason = action === 'break' ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
-      end();
+      call.end();
       throw this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
     }
-    end();
+    call.end();
     const nudge = event?.nudge ?? '';
     if (this.options.onBlock === 'throw') {
       throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {
@@ -334,9 +370,11 @@ export class Guard {
     return { refused: true, value };
   }
 
-  private async afterCallSafely(span: Span & SpanShape, tool: string, args: unknown, result: unknown, succeeded: boolean): Promise<unknown> {
+  private async afterCallSafely(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
+    // Break decisions always notify, so a quiet decision never needs acting on.
+    if (decision.level === undefined || !decision.notify) return result;
     try {
-      return await this.afterCall(span, tool, args, result, succeeded);
+      return await this.afterCall(call, decision, result, succeeded);
     } catch (err) {
       diag.error('loopguard: acting on a verdict failed; the result is returned as it is', err);
       return result;
@@ -344,15 +382,13 @@ export class Guard {
   }
 
   /** Acts on the decision reached once the call returned (or failed). Returns the value to hand back, or the break to throw. */
-  private async afterCall(span: Span & SpanShape, tool: string, args: unknown, result: unknown, succeeded: boolean): Promise<unknown> {
-    const decision: Decision = this.processor.evaluate(span);
-    // Break decisions always notify, so a quiet decision never needs acting on.
-    if (decision.level === undefined || !decision.notify) return result;
-    const runKey = this.processor.runKeyOf(span) ?? span.spanContext().traceId;
+  private async afterCall(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
+    const { span, tool, args } = call;
+    const runKey = call.runKey ?? this.processor.runKeyOf(span) ?? span.spanContext().traceId;
     const top = decision.evidence[0]!;
     const evidence = publicEvidence(top, tool);
     const defaultAction = decision.level === 'break' ? 'break' : 'nudge';
-    const event = this.event(span, tool, args, runKey, decision.level, defaultAction, evidence, decision.step, true);
+    const event = this.event(span, tool, args, runKey, decision.level!, defaultAction, evidence, decision.step, true);
     const action = await this.consult(event);
     if (action === 'continue' && decision.level === 'break') {
       this.processor.engine.resume(runKey);

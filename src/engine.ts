@@ -41,7 +41,9 @@ class RunState {
   maxRank = 0;
   detections = 0;
   tokens = 0;
+  /** Last activity, and when the run last moved to the recent end of the table. */
   touchedMs = 0;
+  movedMs = 0;
   noticeKey = '';
   noticeStep = 0;
   noticeRank = 0;
@@ -53,6 +55,7 @@ class RunState {
 }
 
 const NONE_ARMED: Armed[] = [];
+const TOUCH_GRANULARITY_MS = 1000;
 
 /**
  * The detection engine: per-run history → detectors → policy → breaker
@@ -66,6 +69,8 @@ export class LoopEngine {
   private readonly runs = new Map<string, RunState>();
   private readonly now: () => number;
   private readonly evidenceBuffer: Evidence[] = [];
+  /** One context object reused for every call: detectors run synchronously and never keep it. */
+  private readonly detectorContext: DetectorContext & { tokens: number; toolName: string };
   private sweepCountdown = 0;
   /** Runs forgotten because of the cap or the idle TTL. */
   evictions = 0;
@@ -75,6 +80,16 @@ export class LoopEngine {
     this.options = options;
     this.policy = new Policy(options);
     this.now = now;
+    const policy = this.policy;
+    const ctx = {
+      maxToolCalls: options.maxToolCalls,
+      maxRunMs: options.maxRunMs,
+      maxTokens: options.maxTokens,
+      tokens: 0,
+      toolName: '',
+      floor: (tiers: Parameters<DetectorContext['floor']>[0]) => policy.floor(policy.tiersFor({ tiers }, ctx.toolName)),
+    };
+    this.detectorContext = ctx;
   }
 
   get activeRuns(): number {
@@ -204,9 +219,9 @@ export class LoopEngine {
   sweep(): void {
     const cutoff = this.now() - this.options.runTtlMs;
     for (const [key, run] of this.runs) {
-      // Map order is least recently touched first, so the first live run ends the sweep.
-      if (run.touchedMs > cutoff) break;
-      this.evict(key);
+      // Map order is by last move, and a run's activity is never older than its move: past the cutoff, all are live.
+      if (run.movedMs > cutoff) break;
+      if (run.touchedMs <= cutoff) this.evict(key);
     }
   }
 
@@ -217,15 +232,22 @@ export class LoopEngine {
   }
 
   private touch(runKey: string): RunState {
+    const now = this.now();
     let run = this.runs.get(runKey);
     if (run) {
-      this.runs.delete(runKey);
+      // Moving a run to the recent end costs a delete and an insert: once a second is recent enough for LRU and TTL.
+      if (now - run.movedMs >= TOUCH_GRANULARITY_MS) {
+        this.runs.delete(runKey);
+        this.runs.set(runKey, run);
+        run.movedMs = now;
+      }
     } else {
       run = new RunState(this.options.window);
       while (this.runs.size >= this.options.maxRuns) this.evict(this.runs.keys().next().value as string);
+      this.runs.set(runKey, run);
+      run.movedMs = now;
     }
-    this.runs.set(runKey, run);
-    run.touchedMs = this.now();
+    run.touchedMs = now;
     if (--this.sweepCountdown <= 0) {
       this.sweepCountdown = 256;
       this.sweep();
@@ -234,15 +256,10 @@ export class LoopEngine {
   }
 
   private context(run: RunState, toolId: number): DetectorContext {
-    const policy = this.policy;
-    const toolName = this.tools.name(toolId);
-    return {
-      maxToolCalls: this.options.maxToolCalls,
-      maxRunMs: this.options.maxRunMs,
-      maxTokens: this.options.maxTokens,
-      tokens: run.tokens,
-      floor: (tiers) => policy.floor(policy.tiersFor({ tiers }, toolName)),
-    };
+    const ctx = this.detectorContext;
+    ctx.tokens = run.tokens;
+    ctx.toolName = this.tools.name(toolId);
+    return ctx;
   }
 
   /** Critical and break always reach the model; a warning again only after the cooldown or for a new pattern. */

@@ -66,11 +66,25 @@ export class ToolNames {
   }
 }
 
+/** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
+for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
+
+/** 32 bits from 8 hex chars at `from`; a malformed hash still yields a stable number. */
+function word(hash: string, from: number): number {
+  let v = 0;
+  for (let i = from; i < from + 8; i++) {
+    const c = hash.charCodeAt(i);
+    v = (v << 4) | (c < 128 ? HEX[c]! & 15 : c & 15);
+  }
+  return v >>> 0;
+}
 function hi(hash: string): number {
-  return parseInt(hash.slice(0, 8), 16) >>> 0;
+  return word(hash, 0);
 }
 function lo(hash: string): number {
-  return parseInt(hash.slice(8, 16), 16) >>> 0;
+  return word(hash, 8);
 }
 function hex(h: number, l: number): string {
   return h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
@@ -133,23 +147,34 @@ export class RunHistory {
     const exact = this.countersAt;
     const norm = exact + this.periods + 1;
     const latest = this.at(0);
+    // Locals: writes into the same typed array keep V8 from caching these reads.
+    const tool = b[latest + F_TOOL]!;
+    const resHi = b[latest + F_RES_HI]!;
+    const resLo = b[latest + F_RES_LO]!;
+    const outcome = b[latest + F_FLAGS]! & 3;
+    const normHi = b[latest + F_NORM_HI]!;
+    const normLo = b[latest + F_NORM_LO]!;
+    const argsHi = b[latest + F_ARGS_HI]!;
+    const argsLo = b[latest + F_ARGS_LO]!;
     const reach = Math.min(this.periods, this.total - 1);
-    for (let p = 1; p <= this.periods; p++) {
-      if (p > reach) {
-        b[exact + p] = 0;
-        b[norm + p] = 0;
-        continue;
-      }
-      const other = this.at(p);
-      const sameShape =
-        b[latest + F_TOOL] === b[other + F_TOOL] &&
-        b[latest + F_RES_HI] === b[other + F_RES_HI] &&
-        b[latest + F_RES_LO] === b[other + F_RES_LO] &&
-        (b[latest + F_FLAGS]! & 3) === (b[other + F_FLAGS]! & 3);
-      const sameNorm = sameShape && b[latest + F_NORM_HI] === b[other + F_NORM_HI] && b[latest + F_NORM_LO] === b[other + F_NORM_LO];
-      const sameExact = sameNorm && b[latest + F_ARGS_HI] === b[other + F_ARGS_HI] && b[latest + F_ARGS_LO] === b[other + F_ARGS_LO];
+    let other = latest;
+    for (let p = 1; p <= reach; p++) {
+      // Step one slot back through the ring instead of a modulo per period.
+      other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
+      const sameNorm =
+        b[other + F_TOOL] === tool &&
+        b[other + F_RES_HI] === resHi &&
+        b[other + F_RES_LO] === resLo &&
+        (b[other + F_FLAGS]! & 3) === outcome &&
+        b[other + F_NORM_HI] === normHi &&
+        b[other + F_NORM_LO] === normLo;
+      const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
       b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
       b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
+    }
+    for (let p = reach + 1; p <= this.periods; p++) {
+      b[exact + p] = 0;
+      b[norm + p] = 0;
     }
   }
 

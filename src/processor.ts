@@ -62,6 +62,16 @@ function parentOf(span: SpanShape): string | undefined {
   return span.parentSpanContext?.spanId ?? span.parentSpanId;
 }
 
+/** One call for many attributes where the span has it (SDK spans do; SpanShape only promises setAttribute). */
+function setAll(span: SpanShape, attributes: Attributes): void {
+  const bulk = (span as { setAttributes?: (a: Attributes) => unknown }).setAttributes;
+  if (bulk) {
+    bulk.call(span, attributes);
+    return;
+  }
+  for (const key in attributes) span.setAttribute(key, attributes[key]!);
+}
+
 function toMs(time: readonly [number, number]): number {
   return time[0] * 1e3 + time[1] / 1e6;
 }
@@ -153,6 +163,38 @@ export class LoopGuardSpanProcessor {
     return traceId;
   }
 
+  /**
+   * The run of a span the guard made: the key its trace was opened with, or
+   * the trace itself. Skips reading the span's attributes for run hints,
+   * which only `extra` (the caller's own attributes) can hold.
+   */
+  ownRunKey(span: SpanShape, extra: Attributes | undefined): string | undefined {
+    const explicit = extra === undefined ? undefined : this.explicitRunKey(extra);
+    if (explicit !== undefined) return explicit;
+    const traceId = span.spanContext().traceId;
+    const key = this.traces.get(traceId)?.runKey;
+    if (key !== undefined) return key;
+    return parentOf(span) === undefined ? undefined : traceId;
+  }
+
+  /**
+   * Records a call the guard made and already fingerprinted, and annotates
+   * its span: the guard's fast path, which skips recognising the span.
+   */
+  recordOwn(span: SpanShape, runKey: string, entry: HistoryEntry): Decision {
+    // An adopted span its owner already ended was judged then, from what the owner recorded.
+    const done = this.decisions.get(span);
+    if (done) return done;
+    let decision = NO_DECISION;
+    try {
+      decision = this.judge(span, runKey, entry);
+    } catch (err) {
+      diag.error('loopguard: recording a tool call failed', err);
+    }
+    this.decisions.set(span, decision);
+    return decision;
+  }
+
   /** Before a guarded call runs: is its run stopped, or would the call continue an armed loop? */
   precheck(span: SpanShape): PreVerdict | undefined {
     try {
@@ -215,22 +257,28 @@ export class LoopGuardSpanProcessor {
       this.warnOutsideRun(view.tool);
       return NO_DECISION;
     }
-    const entry = this.toEntry(span, view);
+    return this.judge(span, runKey, this.toEntry(span, view));
+  }
+
+  /** Engine, span annotations and metrics for one recorded call. */
+  private judge(span: SpanShape, runKey: string, entry: HistoryEntry): Decision {
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.record(runKey, entry);
-    this.annotate(span, view.tool, entry, decision);
-    this.toolCallsCounter.add(1, { [sc.ATTR_GEN_AI_TOOL_NAME]: view.tool, [sc.METRIC_ATTR_OUTCOME]: entry.outcome });
+    this.annotate(span, entry, decision);
+    this.toolCallsCounter.add(1, { [sc.ATTR_GEN_AI_TOOL_NAME]: entry.tool, [sc.METRIC_ATTR_OUTCOME]: entry.outcome });
     if (decision.level !== undefined && decision.notify) {
       const top = decision.evidence[0]!;
       this.detectionsCounter.add(1, {
         [sc.METRIC_ATTR_DETECTOR]: top.detector,
         [sc.METRIC_ATTR_LEVEL]: decision.level,
-        [sc.ATTR_GEN_AI_TOOL_NAME]: view.tool,
+        [sc.ATTR_GEN_AI_TOOL_NAME]: entry.tool,
       });
-      this.report({ runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: view.tool, decision });
+      this.report({ runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: entry.tool, decision });
     }
-    const stop = this.engine.isStopped(runKey);
-    if (stop && !wasStopped) this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: stop.reason });
+    if (!wasStopped) {
+      const stop = this.engine.isStopped(runKey);
+      if (stop) this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: stop.reason });
+    }
     return decision;
   }
 
@@ -299,16 +347,18 @@ export class LoopGuardSpanProcessor {
     return shape;
   }
 
-  private annotate(span: SpanShape, tool: string, entry: HistoryEntry, decision: Decision): void {
+  private annotate(span: SpanShape, entry: HistoryEntry, decision: Decision): void {
     if (decision.step === 0) return;
-    const fingerprint = `${tool}:${entry.argsHash}`;
-    span.setAttribute(sc.ATTR_LOOPGUARD_STEP, decision.step);
-    span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, entry.resultHash);
-    span.setAttribute(sc.ATTR_LOOPGUARD_CALL_FINGERPRINT, fingerprint);
-    span.setAttribute(sc.ATTR_LOOPGUARD_OUTCOME, entry.outcome);
-    if (decision.level === undefined) return;
-    span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
-    if (!decision.notify) return;
+    const attributes: Attributes = {
+      [sc.ATTR_LOOPGUARD_STEP]: decision.step,
+      [sc.ATTR_LOOPGUARD_RESULT_HASH]: entry.resultHash,
+      [sc.ATTR_LOOPGUARD_CALL_FINGERPRINT]: `${entry.tool}:${entry.argsHash}`,
+      [sc.ATTR_LOOPGUARD_OUTCOME]: entry.outcome,
+    };
+    if (entry.shapeHash !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH] = entry.shapeHash;
+    if (decision.level !== undefined) attributes[sc.ATTR_LOOPGUARD_LEVEL] = decision.level;
+    setAll(span, attributes);
+    if (decision.level === undefined || !decision.notify) return;
     const top = decision.evidence[0]!;
     const evidence = publicEvidence(top, this.engine.tools.name(top.toolId));
     span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {

@@ -104,6 +104,20 @@ describe('AI SDK 7 adapter (global telemetry integration)', () => {
     await h.close();
   });
 
+  it('with @ai-sdk/otel registered, a loop is still detected at the wrapTool steps and stopped', async () => {
+    const calls = repeatedSearch(12);
+    const reference = await referenceSteps(calls);
+    useGuard();
+    const otel = new OpenTelemetry({ tracer: h.provider.getTracer('ai') });
+    const err = await h.guard
+      .run('ai7-otel-loop', () => generate(calls, { telemetry: { integrations: [instrumentation.integration(), otel] } }))
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(LoopBreakError);
+    expect(firstSteps(events)).toEqual(reference);
+    expect(h.toolSpans().every((s) => s.instrumentationScope.name === 'ai')).toBe(true);
+    await h.close();
+  });
+
   it('a normal multi-step run produces no verdict', async () => {
     useGuard();
     const result = await h.guard.run('ai7-ok', () => generate(exploringSearch(8)));

@@ -66,7 +66,8 @@ describe('throttling', () => {
 describe('bounded memory', () => {
   it('evicts the least recently active run beyond the cap', () => {
     const evicted: string[] = [];
-    const engine = new LoopEngine(resolveDetectionOptions({ maxRuns: 2 }));
+    let now = 0;
+    const engine = new LoopEngine(resolveDetectionOptions({ maxRuns: 2 }), () => (now += 2000));
     engine.onEvict = (k) => evicted.push(k);
     engine.record('a', entry('t', '1', '1'));
     engine.record('b', entry('t', '1', '1'));
