@@ -116,7 +116,7 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
   const loopguardExporter = new DiscardingSpanExporter();
   const processor = new LoopGuardSpanProcessor({ onDetection: () => void detections++ });
   const loopguardProvider = new BasicTracerProvider({ spanProcessors: [processor, new BatchSpanProcessor(loopguardExporter)] });
-  const guard = register({ tracerProvider: loopguardProvider, processor });
+  const guard = register({ tracerProvider: loopguardProvider, processor, instrumentations: false });
 
   try {
     const baseline = baselineSide(baselineProvider.getTracer('bench'), { i: 0 }, callsPerRun);

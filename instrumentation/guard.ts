@@ -102,6 +102,11 @@ interface Call {
 }
 
 const noop = (): void => undefined;
+
+/** Break decisions always notify, so a quiet decision never needs acting on. */
+function needsAction(decision: Decision): boolean {
+  return decision.level !== undefined && decision.notify;
+}
 /** Result hash of a refused call that continues no pattern. */
 const NOT_EXECUTED_RESULT = hashText('loopguard:not-executed');
 
@@ -233,13 +238,14 @@ export class Guard {
       result = await context.with(trace.setSpan(context.active(), call.span), execute);
     } catch (err) {
       const decision = this.safely('recording the tool error', () => this.recordError(call, err));
-      const breakError = decision ? await this.afterCallSafely(call, decision, undefined, false) : undefined;
+      const breakError = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, undefined, false) : undefined;
       call.end();
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
     const decision = this.safely('recording the tool result', () => this.recordResult(call, result));
-    const after = decision ? await this.afterCallSafely(call, decision, result, true) : result;
+    // No verdict to act on (the common case): no extra promise on the hot path.
+    const after = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, result, true) : result;
     call.end();
     if (after instanceof LoopBreakError) throw after;
     return after;
@@ -371,8 +377,6 @@ export class Guard {
   }
 
   private async afterCallSafely(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
-    // Break decisions always notify, so a quiet decision never needs acting on.
-    if (decision.level === undefined || !decision.notify) return result;
     try {
       return await this.afterCall(call, decision, result, succeeded);
     } catch (err) {

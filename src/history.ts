@@ -220,6 +220,22 @@ export class RunHistory {
     return this.buf[this.at(back) + F_SHAPE]!;
   }
 
+  /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring. */
+  earlierSameCalls(): number {
+    const b = this.buf;
+    const latest = this.at(0);
+    const tool = b[latest + F_TOOL];
+    const argsHi = b[latest + F_ARGS_HI];
+    const argsLo = b[latest + F_ARGS_LO];
+    let n = 0;
+    let o = latest;
+    for (let back = 1; back < this.size; back++) {
+      o = o === 0 ? (this.window - 1) * SLOT : o - SLOT;
+      if (b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi && b[o + F_TOOL] === tool) n++;
+    }
+    return n;
+  }
+
   sameResult(a: number, b: number): boolean {
     const x = this.at(a);
     const y = this.at(b);

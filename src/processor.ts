@@ -112,7 +112,8 @@ export class LoopGuardSpanProcessor {
   onStart(span: SpanShape, _parentContext?: Context): void {
     try {
       const traceId = span.spanContext().traceId;
-      const explicit = this.explicitRunKey(span.attributes);
+      // The guard's own tool spans carry no run hints but the ones it resolves itself (ownRunKey): skip the scan.
+      const explicit = span.attributes[sc.ATTR_LOOPGUARD_ARGS_HASH] === undefined ? this.explicitRunKey(span.attributes) : undefined;
       let state = this.traces.get(traceId);
       if (!state) {
         if (this.traces.size >= this.engine.options.maxRuns) this.traces.delete(this.traces.keys().next().value as string);

@@ -12,9 +12,7 @@ export const repeat: Detector = (h, ctx, out) => {
   if (outcome === 'error' || outcome === 'pending') return;
   const floor = ctx.floor('repeat', h.toolId(0));
   // Every repeat of a result needs an occurrence, so too few occurrences cannot score: count before collecting.
-  let occurrences = 0;
-  for (let back = 1; back < h.size; back++) if (h.sameCall(0, back)) occurrences++;
-  if (occurrences < floor) return;
+  if (h.earlierSameCalls() < floor) return;
   // Failures are retry-storm's: a check that failed until it finally succeeded is progress.
   const seen: number[] = [0];
   for (let back = 1; back < h.size; back++) if (h.sameCall(0, back) && h.outcome(back) !== 'error') seen.push(back);
