@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import {
   InstrumentationBase,
@@ -116,7 +116,12 @@ function wrapCallTool(original: CallToolFn): CallToolFn {
       if ((result as { isError?: unknown } | undefined)?.isError === true) setToolOutcome('error');
       return result;
     };
-    const result = await instrumentation.guard().callTool(params.name, params.arguments ?? {}, execute, { attributes });
+    // The GenAI MCP conventions: a `tools/call {tool}` CLIENT span.
+    const result = await instrumentation.guard().callTool(params.name, params.arguments ?? {}, execute, {
+      attributes,
+      spanName: `tools/call ${params.name}`,
+      kind: SpanKind.CLIENT,
+    });
     if (isNotExecuted(result)) return { content: [{ type: 'text', text: result.message }], isError: true };
     return moveNoticeIntoContent(result);
   }

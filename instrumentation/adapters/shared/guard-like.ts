@@ -1,11 +1,16 @@
 import { trace } from '@opentelemetry/api';
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
 
 /** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
 export interface ToolCallGuard {
-  callTool(tool: string, args: unknown, execute: () => unknown, info?: { callId?: string; attributes?: Attributes }): Promise<unknown>;
+  callTool(
+    tool: string,
+    args: unknown,
+    execute: () => unknown,
+    info?: { callId?: string; attributes?: Attributes; spanName?: string; kind?: SpanKind },
+  ): Promise<unknown>;
 }
 
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {

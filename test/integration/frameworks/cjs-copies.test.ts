@@ -47,7 +47,7 @@ describe('CommonJS copies of the frameworks', () => {
     await h.guard.run('cjs-mcp', () => client.callTool({ name: 'cjs_ping', arguments: {} }));
     await client.close();
     await server.close();
-    expect(h.toolSpans().filter((s) => s.name === 'execute_tool cjs_ping')).toHaveLength(1);
+    expect(h.toolSpans().filter((s) => s.name === 'tools/call cjs_ping')).toHaveLength(1);
   });
 
   it('OpenAI Agents: an Agent from require("@openai/agents") has its function tools guarded', async () => {

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
 import { McpClientInstrumentation } from '../../../instrumentation/adapters/mcp/instrumentation.js';
@@ -50,7 +51,9 @@ describe('MCP client adapter', () => {
     await drive(exploringSearch(2));
     const spans = h.toolSpans();
     expect(spans).toHaveLength(2);
-    expect(spans[0]!.name).toBe('execute_tool search');
+    // The GenAI MCP conventions' client span, judged by loopguard like any tool span.
+    expect(spans[0]!.name).toBe('tools/call search');
+    expect(spans[0]!.kind).toBe(SpanKind.CLIENT);
     expect(spans[0]!.attributes['mcp.method.name']).toBe('tools/call');
     expect(spans[0]!.attributes['loopguard.args.hash']).toMatch(/^[0-9a-f]{16}$/);
     expect(spans[1]!.attributes['loopguard.step']).toBe(2);
