@@ -75,7 +75,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     cycle: t(3, 4, 5),
     'empty-streak': t(7, 12, 18),
     'retry-storm': t(10, 15, 20),
-    'same-error': t(5, 8, 12),
+    'same-error': t(6, 9, 13),
     'pending-resubmit': t(4, 7, 11),
   },
   balanced: {
@@ -85,7 +85,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     cycle: t(2, 3, 4),
     'empty-streak': t(5, 9, 14),
     'retry-storm': t(8, 12, 16),
-    'same-error': t(4, 6, 9),
+    'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
   },
   aggressive: {

@@ -31,7 +31,7 @@ export interface DetectionOptions {
   thresholds?: Partial<Record<TieredDetector, Partial<Thresholds>>>;
   /** Detector families switched off. default [] */
   disable?: DetectorName[];
-  /** Fuse: tool calls per run; warning at 80 %, break at the limit; 0 turns it off. default 250 */
+  /** Fuse: tool calls per run; warning at 80 %, break at the limit; 0 turns it off. default 500 */
   maxToolCalls?: number;
   /** Fuse: wall time per run in ms, from its first tool call; 0 turns it off. default 0 */
   maxRunMs?: number;
@@ -210,7 +210,7 @@ export function resolveDetectionOptions(input: DetectionOptions = {}): ResolvedD
     window: integerOption('window', input.window, 30, 4, 256),
     thresholds,
     disabled: new Set(disabled as DetectorName[]),
-    maxToolCalls: integerOption('maxToolCalls', input.maxToolCalls, 250, 0, 1e9),
+    maxToolCalls: integerOption('maxToolCalls', input.maxToolCalls, 500, 0, 1e9),
     maxRunMs: integerOption('maxRunMs', input.maxRunMs, 0, 0, 1e12),
     maxTokens: integerOption('maxTokens', input.maxTokens, 0, 0, 1e12),
     warningCooldown: integerOption('warningCooldown', input.warningCooldown, 5, 1, 10_000),

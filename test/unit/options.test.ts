@@ -18,7 +18,7 @@ function rejects(input: unknown, option: string, mention: RegExp): void {
 describe('detection options', () => {
   it('fills in every documented default', () => {
     const o = resolveDetectionOptions();
-    expect(o).toMatchObject({ preset: 'balanced', window: 30, maxToolCalls: 250, maxRunMs: 0, maxTokens: 0, warningCooldown: 5, maxRuns: 10_000, runTtlMs: 1_800_000 });
+    expect(o).toMatchObject({ preset: 'balanced', window: 30, maxToolCalls: 500, maxRunMs: 0, maxTokens: 0, warningCooldown: 5, maxRuns: 10_000, runTtlMs: 1_800_000 });
     expect(o.thresholds).toEqual(PRESETS.balanced);
   });
 

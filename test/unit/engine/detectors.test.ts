@@ -108,9 +108,9 @@ describe('empty-streak', () => {
 
 describe('same-error', () => {
   it('flags different attempts failing with the same error', () => {
-    const r = feed(times(4, (i) => ({ tool: 'shell', args: `cmd ${i}`, result: 'permission denied', outcome: 'error' as const })));
-    expect(r.levels[3]).toBe('warning');
-    expect(r.detectors[3]).toBe('same-error');
+    const r = feed(times(5, (i) => ({ tool: 'shell', args: `cmd ${i}`, result: 'permission denied', outcome: 'error' as const })));
+    expect(r.levels[4]).toBe('warning');
+    expect(r.detectors[4]).toBe('same-error');
   });
 
   it('does not flag different failures', () => {
