@@ -1,4 +1,3 @@
-import type { RunHistory } from '../history.js';
 import type { Outcome } from '../types.js';
 import { sameCallAgain, type Detector } from './evidence.js';
 
@@ -7,33 +6,36 @@ import { sameCallAgain, type Detector } from './evidence.js';
  * most one window and stop at the first call that breaks the streak.
  */
 
-/** Back-to-back calls identical to the latest one with this outcome (and, when asked, the same result). */
-function sameCallStreak(h: RunHistory, outcome: Outcome, sameResult: boolean): number {
-  let n = 1;
-  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
-  return n;
+/**
+ * A detector of back-to-back calls identical to the latest one that all
+ * ended with `outcome` (and, when `sameResult`, gave the same answer).
+ */
+function sameCallStreak(detector: 'retry-storm' | 'pending-resubmit', outcome: Outcome, sameResult: boolean): Detector {
+  return (h, ctx, out) => {
+    if (h.outcome(0) !== outcome) return;
+    let n = 1;
+    while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
+    if (n < ctx.floor(detector, h.toolId(0))) return;
+    out.push({
+      detector,
+      tiers: detector,
+      score: n,
+      count: n,
+      period: 1,
+      since: h.total - n + 1,
+      toolId: h.toolId(0),
+      argsHash: h.argsHash(0),
+      next: sameCallAgain(h, 0, 'call', n + 1),
+    });
+  };
 }
 
 /**
- * `retry-storm`: the same call failing back to back. Retries against an
- * outage look exactly like this, so its tiers are far higher than a loop's.
+ * `retry-storm`: the same call failing back to back, whatever the failures
+ * say. Retries against an outage look exactly like this, so its tiers are far
+ * higher than a loop's.
  */
-export const retryStorm: Detector = (h, ctx, out) => {
-  if (h.outcome(0) !== 'error') return;
-  const n = sameCallStreak(h, 'error', false);
-  if (n < ctx.floor('retry-storm', h.toolId(0))) return;
-  out.push({
-    detector: 'retry-storm',
-    tiers: 'retry-storm',
-    score: n,
-    count: n,
-    period: 1,
-    since: h.total - n + 1,
-    toolId: h.toolId(0),
-    argsHash: h.argsHash(0),
-    next: sameCallAgain(h, 0, 'call', n + 1),
-  });
-};
+export const retryStorm = sameCallStreak('retry-storm', 'error', false);
 
 /**
  * `pending-resubmit`: a call that answered "pending" sent again and again
@@ -41,22 +43,7 @@ export const retryStorm: Detector = (h, ctx, out) => {
  * timestamps are masked, so a resubmission looks the same). A status poll
  * whose progress moves is not counted: its results differ.
  */
-export const pendingResubmit: Detector = (h, ctx, out) => {
-  if (h.outcome(0) !== 'pending') return;
-  const n = sameCallStreak(h, 'pending', true);
-  if (n < ctx.floor('pending-resubmit', h.toolId(0))) return;
-  out.push({
-    detector: 'pending-resubmit',
-    tiers: 'pending-resubmit',
-    score: n,
-    count: n,
-    period: 1,
-    since: h.total - n + 1,
-    toolId: h.toolId(0),
-    argsHash: h.argsHash(0),
-    next: sameCallAgain(h, 0, 'call', n + 1),
-  });
-};
+export const pendingResubmit = sameCallStreak('pending-resubmit', 'pending', true);
 
 /**
  * `empty-streak`: one tool finding nothing call after call with arguments
