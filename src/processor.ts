@@ -27,6 +27,8 @@ export interface LoopGuardProcessorOptions extends DetectionOptions {
   onDetection?: (detection: Detection) => void;
   /** Clock for idle-run eviction (tests). default Date.now */
   now?: () => number;
+  /** Told of every error the processor caught in itself (it never throws into the tracer); they also go to the diag logger. */
+  onInternalError?: (error: unknown) => void;
 }
 
 /** A decision on one tool span, as the processor reports it. */
@@ -89,15 +91,17 @@ export class LoopGuardSpanProcessor {
   private readonly traces = new Map<string, TraceState>();
   private readonly decisions = new WeakMap<SpanShape, Decision>();
   private readonly onDetection: ((d: Detection) => void) | undefined;
+  private readonly onInternalError: ((error: unknown) => void) | undefined;
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
   private readonly toolCallsCounter: Counter;
   private warnedOutsideRun = false;
 
   constructor(options: LoopGuardProcessorOptions = {}) {
-    const { meterProvider, onDetection, now, ...detection } = options;
+    const { meterProvider, onDetection, now, onInternalError, ...detection } = options;
     this.engine = new LoopEngine(resolveDetectionOptions(detection), now);
     this.onDetection = onDetection;
+    this.onInternalError = onInternalError;
     const meter = (meterProvider ?? metrics).getMeter('loopguard', VERSION);
     this.detectionsCounter = meter.createCounter(sc.METRIC_LOOPGUARD_DETECTIONS, {
       description: 'Loop verdicts that reached the agent (throttled warnings, every critical and break)',
@@ -127,7 +131,7 @@ export class LoopGuardSpanProcessor {
         this.engine.rekey(traceId, explicit);
       }
     } catch (err) {
-      diag.error('loopguard: onStart failed', err);
+      this.fail('onStart failed', err);
     }
   }
 
@@ -138,7 +142,7 @@ export class LoopGuardSpanProcessor {
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
     } catch (err) {
-      diag.error('loopguard: onEnding failed', err);
+      this.fail('onEnding failed', err);
     }
   }
 
@@ -190,7 +194,7 @@ export class LoopGuardSpanProcessor {
     try {
       decision = this.judge(span, runKey, entry);
     } catch (err) {
-      diag.error('loopguard: recording a tool call failed', err);
+      this.fail('recording a tool call failed', err);
     }
     this.decisions.set(span, decision);
     return decision;
@@ -207,7 +211,7 @@ export class LoopGuardSpanProcessor {
       const norm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
       return this.engine.precheck(runKey, tool, argsHash, typeof norm === 'string' ? norm : argsHash);
     } catch (err) {
-      diag.error('loopguard: precheck failed', err);
+      this.fail('precheck failed', err);
       return undefined;
     }
   }
@@ -224,7 +228,7 @@ export class LoopGuardSpanProcessor {
     try {
       decision = this.evaluateToolSpan(span);
     } catch (err) {
-      diag.error('loopguard: evaluating a tool span failed', err);
+      this.fail('evaluating a tool span failed', err);
     }
     this.decisions.set(span, decision);
     return decision;
@@ -392,6 +396,15 @@ export class LoopGuardSpanProcessor {
     if (tokens === 0) return;
     const runKey = this.runKeyOf(span) ?? span.spanContext().traceId;
     this.engine.addTokens(runKey, tokens);
+  }
+
+  private fail(what: string, err: unknown): void {
+    diag.error(`loopguard: ${what}`, err);
+    try {
+      this.onInternalError?.(err);
+    } catch {
+      // A broken error hook must not break the tracer either.
+    }
   }
 
   private report(detection: Detection): void {

@@ -53,10 +53,13 @@ const defaultLog = (message: string): void => {
   process.stderr.write(`loopguard collector: ${message}\n`);
 };
 
-async function defaultAnnotator(context: { meterProvider: MeterProvider; detection: Record<string, unknown> }): Promise<SpanAnnotator> {
+async function defaultAnnotator(
+  context: { meterProvider: MeterProvider; detection: Record<string, unknown> },
+  onInternalError: (error: unknown) => void,
+): Promise<SpanAnnotator> {
   // Loaded on demand: a collector given its own annotator never loads the engine.
   const { LoopGuardSpanProcessor } = await import('../processor.js');
-  return new LoopGuardSpanProcessor({ ...context.detection, meterProvider: context.meterProvider });
+  return new LoopGuardSpanProcessor({ ...context.detection, meterProvider: context.meterProvider, onInternalError });
 }
 
 /**
@@ -74,7 +77,8 @@ export async function startCollector(input: CollectorConfig | CollectorConfigInp
     runsEvicted: () => annotator?.engine?.evictions ?? 0,
   });
   const context = { meterProvider: metrics.provider, detection: config.detection };
-  annotator = options.createAnnotator ? options.createAnnotator(context) : await defaultAnnotator(context);
+  // Errors the processor catches in itself count as detection errors too (the span is still forwarded).
+  annotator = options.createAnnotator ? options.createAnnotator(context) : await defaultAnnotator(context, () => metrics.detectionErrors.add(1));
   forwarder = new Forwarder({
     endpoint: config.forward.endpoint,
     protocol: config.forward.protocol,
