@@ -11,6 +11,7 @@ export type DetectorName =
   | 'retry-storm'
   | 'same-error'
   | 'pending-resubmit'
+  | 'pending-poll'
   | 'budget';
 
 export const DETECTOR_NAMES: readonly DetectorName[] = [
@@ -23,6 +24,7 @@ export const DETECTOR_NAMES: readonly DetectorName[] = [
   'retry-storm',
   'same-error',
   'pending-resubmit',
+  'pending-poll',
   'budget',
 ];
 
@@ -54,6 +56,7 @@ export const TIERED_DETECTORS: readonly TieredDetector[] = [
   'retry-storm',
   'same-error',
   'pending-resubmit',
+  'pending-poll',
 ];
 
 type DetectorThresholds = Record<TieredDetector, Thresholds>;
@@ -65,7 +68,9 @@ const t = (warning: number, critical: number, brk: number): Thresholds => ({ war
  * retries against an outage, polling a service that changes state, edit-test
  * cycles whose results move) produces no verdict, while a loop is nudged by
  * its second repeat. Cycles count full periods, `same-error` distinct
- * argument variants, the rest calls.
+ * argument variants, the rest calls. Waiting on a job that exists
+ * (`pending-poll`) only ever warns by default: how long a job may take is
+ * the fuses' business (`maxRunMs`, `maxToolCalls`).
  */
 export const PRESETS: Record<PresetName, DetectorThresholds> = {
   conservative: {
@@ -77,6 +82,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'retry-storm': t(10, 15, 20),
     'same-error': t(6, 9, 13),
     'pending-resubmit': t(4, 7, 11),
+    'pending-poll': t(15, 0, 0),
   },
   balanced: {
     'no-progress': t(3, 5, 8),
@@ -87,6 +93,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'retry-storm': t(8, 12, 16),
     'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
+    'pending-poll': t(10, 0, 0),
   },
   aggressive: {
     'no-progress': t(2, 4, 6),
@@ -97,5 +104,6 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'retry-storm': t(6, 9, 12),
     'same-error': t(3, 5, 7),
     'pending-resubmit': t(2, 4, 6),
+    'pending-poll': t(6, 12, 20),
   },
 };

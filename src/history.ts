@@ -21,6 +21,8 @@ const SLOT = 9;
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
 const FLAG_BLOCKED = 4;
+const FLAG_INFORMATIVE = 8;
+const FLAG_NAMES_ID = 16;
 
 /**
  * Longest cycle period looked for. The counters compare each call with the
@@ -44,6 +46,10 @@ export interface HistoryEntry {
   endMs: number;
   /** Hash of the arguments with digits masked, for `empty` calls (tells guessed ids from exploration). */
   shapeHash?: string;
+  /** The result says something specific (not a bare acknowledgement). */
+  informative?: boolean;
+  /** The arguments name a thing by its id (a `pending` call with one polls a job instead of submitting it). */
+  namesId?: boolean;
 }
 
 /** Interns tool names to small integers shared by every run. */
@@ -137,7 +143,8 @@ export class RunHistory {
     b[o + F_RES_HI] = hi(e.resultHash);
     b[o + F_RES_LO] = lo(e.resultHash);
     b[o + F_TOOL] = tool;
-    b[o + F_FLAGS] = OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0);
+    b[o + F_FLAGS] =
+      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0);
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     this.updatePeriodicity();
   }
@@ -196,8 +203,12 @@ export class RunHistory {
     return OUTCOME_NAMES[this.buf[this.at(back) + F_FLAGS]! & 3]!;
   }
 
-  blocked(back: number): boolean {
-    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_BLOCKED) !== 0;
+  informative(back: number): boolean {
+    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+  }
+
+  namesId(back: number): boolean {
+    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_NAMES_ID) !== 0;
   }
 
   /** Same tool and exact arguments. */

@@ -25,6 +25,7 @@ const PATTERN: Record<string, (e: LoopEvidence, call: string) => string> = {
   'retry-storm': (e, call) => `${call} has failed ${e.count} times in a row.`,
   'same-error': (e, call) => `${e.count} different attempts with this tool (the latest: ${call}) all failed with the same error.`,
   'pending-resubmit': (e, call) => `${call} was sent ${e.count} times in a row and answered "pending" the same way each time.`,
+  'pending-poll': (e, call) => `${call} has answered "pending" the same way ${e.count} times in a row.`,
   budget: (e, call) => `This run has made ${e.count} tool calls (the latest: ${call}) and is close to or over its budget.`,
 };
 
@@ -38,6 +39,7 @@ const ADVICE: Record<string, string> = {
   'retry-storm': 'The service looks unavailable. Wait before retrying, or report the failure.',
   'same-error': 'The failure does not depend on the arguments. Address its cause (permissions, configuration) or report it.',
   'pending-resubmit': 'Resubmitting starts the work over and checking at once finds it unchanged: wait for the job, then check its status once.',
+  'pending-poll': 'The job is still running: wait longer between checks, or tell the user it is taking longer than expected.',
   budget: 'Finish with what you have.',
 };
 

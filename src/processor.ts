@@ -10,7 +10,7 @@ import {
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, resultHash, type FingerprintOptions } from './fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
@@ -309,6 +309,7 @@ export class LoopGuardSpanProcessor {
     const failed = span.status.code === SpanStatusCode.ERROR;
     const declared = a[sc.ATTR_LOOPGUARD_OUTCOME];
     const ownResult = a[sc.ATTR_LOOPGUARD_RESULT_HASH];
+    let informative = false;
     let hash: string;
     let outcome: Outcome;
     if (typeof ownResult === 'string') {
@@ -319,7 +320,9 @@ export class LoopGuardSpanProcessor {
       hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message);
       outcome = 'error';
     } else if (view.hasResult) {
-      hash = resultHash(view.result, fpOptions);
+      const digest = resultDigest(view.result, fpOptions);
+      hash = digest.hash;
+      informative = digest.informative;
       outcome = isOutcome(declared) ? declared : classifyResult(view.result);
     } else {
       hash = unrecordedResult(span.spanContext().spanId);
@@ -332,6 +335,8 @@ export class LoopGuardSpanProcessor {
     const shape = outcome === 'empty' ? this.shapeOf(span, view, fpOptions) : undefined;
     return {
       shapeHash: shape,
+      informative,
+      namesId: outcome === 'pending' && view.hasArgs && namesAnIdentifier(view.args),
       tool: view.tool,
       argsHash,
       normArgsHash,

@@ -32,6 +32,8 @@ export const budget: Detector = (h, ctx, out) => {
       normArgsHash: h.normArgsHash(0),
       resultHash: h.resultHash(0),
       outcome: h.outcome(0),
+      informative: h.informative(0),
+      namesId: h.namesId(0),
       score: next,
     },
   };

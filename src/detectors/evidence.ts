@@ -18,6 +18,9 @@ export interface Continuation {
   outcome: Outcome;
   /** The argument shape a blocked call is recorded with (empty streaks). */
   shapeHash?: string;
+  /** Flags a blocked call is recorded with, as the call it repeats had them. */
+  informative: boolean;
+  namesId: boolean;
   /** The detector's score once the matching call is made. */
   score: number;
 }
@@ -63,6 +66,8 @@ export function sameCallAgain(h: RunHistory, back: number, match: Continuation['
     normArgsHash: h.normArgsHash(back),
     resultHash: h.resultHash(back),
     outcome: h.outcome(back),
+    informative: h.informative(back),
+    namesId: h.namesId(back),
     score,
   };
 }

@@ -1,5 +1,6 @@
 import type { DetectorName } from '../config.js';
 import { budget } from './budget.js';
+import { interleavedNoProgress } from './interleaved.js';
 import type { Detector } from './evidence.js';
 import { periodic } from './periodic.js';
 import { repeat } from './repeat.js';
@@ -11,9 +12,10 @@ export type { Continuation, Detector, DetectorContext, Evidence } from './eviden
 export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly DetectorName[] }> = [
   { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat'] },
   { run: repeat, reports: ['repeat'] },
+  { run: interleavedNoProgress, reports: ['no-progress'] },
   { run: emptyStreak, reports: ['empty-streak'] },
   { run: retryStorm, reports: ['retry-storm'] },
   { run: sameError, reports: ['same-error'] },
-  { run: pendingResubmit, reports: ['pending-resubmit'] },
+  { run: pendingResubmit, reports: ['pending-resubmit', 'pending-poll'] },
   { run: budget, reports: ['budget'] },
 ];

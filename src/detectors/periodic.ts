@@ -1,6 +1,6 @@
 import type { TieredDetector } from '../config.js';
 import type { RunHistory } from '../history.js';
-import { sameCallAgain, type Detector, type Evidence } from './evidence.js';
+import { sameCallAgain, type Continuation, type Detector, type Evidence } from './evidence.js';
 
 /**
  * Repeats of one call (period 1) and cycles of period p ≥ 2 whose results
@@ -21,7 +21,13 @@ export const periodic: Detector = (h, ctx, out) => {
     const calls = norm1 + 1;
     const exact = exact1 === norm1;
     if (calls >= ctx.floor('no-progress', h.toolId(0))) {
-      out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', 'no-progress', 1, calls, calls, exact));
+      out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', 'no-progress', 1, calls, calls, exact ? 'call' : 'norm'));
+      return;
+    }
+  } else {
+    const calls = sameAnswerToOtherWords(h);
+    if (calls >= ctx.floor('no-progress', h.toolId(0))) {
+      out.push(evidence(h, 'semantic-repeat', 'no-progress', 1, calls, calls, 'tool'));
       return;
     }
   }
@@ -31,15 +37,37 @@ export const periodic: Detector = (h, ctx, out) => {
     if (run < p || norm1 >= p - 1) continue;
     // The cycle must do something besides failing, or it is a retry storm across mirrors.
     if (!cycleHasSuccess(h, p)) return;
-    const tiers: TieredDetector = p === 2 ? 'ping-pong' : 'cycle';
+    const family: TieredDetector = p === 2 ? 'ping-pong' : 'cycle';
+    // Checking on a job by its id between other steps (sleep, poll, sleep, poll) is waiting.
+    const tiers: TieredDetector = pollsAJob(h, p) ? 'pending-poll' : family;
     const exact = h.exactRun(p) >= run;
     const periods = 1 + run / p;
     if (periods >= ctx.floor(tiers, h.toolId(0))) {
-      out.push(evidence(h, exact ? tiers : 'semantic-repeat', tiers, p, periods, Math.floor(periods), exact));
+      out.push(evidence(h, exact ? family : 'semantic-repeat', tiers, p, periods, Math.floor(periods), exact ? 'call' : 'norm'));
     }
     return;
   }
 };
+
+/** Does one of the latest `calls` calls check on a pending job by its id? */
+export function pollsAJob(h: RunHistory, calls: number): boolean {
+  for (let back = 0; back < calls && back < h.size; back++) if (h.outcome(back) === 'pending' && h.namesId(back)) return true;
+  return false;
+}
+
+/**
+ * Back-to-back calls of the latest call's tool, with arguments that differ
+ * but the same informative answer each time: the same question reworded
+ * (synonyms, a path spelt three ways). Bare acknowledgements (`{"ok":true}`)
+ * are not informative, so a batch of different operations never counts.
+ */
+function sameAnswerToOtherWords(h: RunHistory): number {
+  if (h.outcome(0) !== 'ok' || !h.informative(0)) return 1;
+  const tool = h.toolId(0);
+  let n = 1;
+  while (n < h.size && h.toolId(n) === tool && h.sameResult(0, n) && h.outcome(n) === 'ok' && !h.sameCall(n - 1, n)) n++;
+  return n;
+}
 
 function cycleHasSuccess(h: RunHistory, p: number): boolean {
   for (let back = 0; back < p; back++) if (h.outcome(back) !== 'error') return true;
@@ -53,7 +81,7 @@ function evidence(
   period: number,
   score: number,
   count: number,
-  exact: boolean,
+  match: Continuation['match'],
 ): Evidence {
   // Span of the pattern in calls: every call that repeats plus the first period.
   const calls = period === 1 ? score : Math.round((score - 1) * period) + period;
@@ -68,6 +96,6 @@ function evidence(
     toolId: h.toolId(0),
     argsHash: h.argsHash(0),
     // The call that comes next in the pattern is the one a period ago, shifted by one.
-    next: sameCallAgain(h, period - 1, exact ? 'call' : 'norm', nextScore),
+    next: sameCallAgain(h, period - 1, match, nextScore),
   };
 }

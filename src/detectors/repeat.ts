@@ -1,4 +1,5 @@
 import { sameCallAgain, type Detector } from './evidence.js';
+import { pollsAJob } from './periodic.js';
 
 /**
  * `repeat`: the same call made again and again within the window, not back
@@ -30,10 +31,12 @@ export const repeat: Detector = (h, ctx, out) => {
       }
     }
   }
-  if (stale < floor) return;
+  // Between two of its checks the run polled a pending job by id: it is waiting (sleep, poll, sleep, poll).
+  const tiers = pollsAJob(h, seen[1]!) ? 'pending-poll' : 'repeat';
+  if (stale < ctx.floor(tiers, h.toolId(0))) return;
   out.push({
     detector: 'repeat',
-    tiers: 'repeat',
+    tiers,
     score: stale,
     count: seen.length,
     period: 1,

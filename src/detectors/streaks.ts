@@ -1,32 +1,31 @@
+import type { TieredDetector } from '../config.js';
+import type { RunHistory } from '../history.js';
 import type { Outcome } from '../types.js';
-import { sameCallAgain, type Detector } from './evidence.js';
+import { sameCallAgain, type Detector, type Evidence } from './evidence.js';
 
 /**
  * Streak detectors: the latest calls share an outcome. They scan back at
  * most one window and stop at the first call that breaks the streak.
  */
 
-/**
- * A detector of back-to-back calls identical to the latest one that all
- * ended with `outcome` (and, when `sameResult`, gave the same answer).
- */
-function sameCallStreak(detector: 'retry-storm' | 'pending-resubmit', outcome: Outcome, sameResult: boolean): Detector {
-  return (h, ctx, out) => {
-    if (h.outcome(0) !== outcome) return;
-    let n = 1;
-    while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
-    if (n < ctx.floor(detector, h.toolId(0))) return;
-    out.push({
-      detector,
-      tiers: detector,
-      score: n,
-      count: n,
-      period: 1,
-      since: h.total - n + 1,
-      toolId: h.toolId(0),
-      argsHash: h.argsHash(0),
-      next: sameCallAgain(h, 0, 'call', n + 1),
-    });
+/** Back-to-back calls identical to the latest one that all ended with `outcome` (and, when asked, gave the same answer). */
+function sameCallStreak(h: RunHistory, outcome: Outcome, sameResult: boolean): number {
+  let n = 1;
+  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
+  return n;
+}
+
+function streakEvidence(h: RunHistory, detector: TieredDetector, tiers: TieredDetector, n: number): Evidence {
+  return {
+    detector,
+    tiers,
+    score: n,
+    count: n,
+    period: 1,
+    since: h.total - n + 1,
+    toolId: h.toolId(0),
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'call', n + 1),
   };
 }
 
@@ -35,15 +34,26 @@ function sameCallStreak(detector: 'retry-storm' | 'pending-resubmit', outcome: O
  * say. Retries against an outage look exactly like this, so its tiers are far
  * higher than a loop's.
  */
-export const retryStorm = sameCallStreak('retry-storm', 'error', false);
+export const retryStorm: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'error') return;
+  const n = sameCallStreak(h, 'error', false);
+  if (n >= ctx.floor('retry-storm', h.toolId(0))) out.push(streakEvidence(h, 'retry-storm', 'retry-storm', n));
+};
 
 /**
  * `pending-resubmit`: a call that answered "pending" sent again and again
  * instead of waited for, getting the same answer (fresh job ids and
  * timestamps are masked, so a resubmission looks the same). A status poll
- * whose progress moves is not counted: its results differ.
+ * whose progress moves is not counted: its results differ. A call that names
+ * its job by id checks on work that exists: that is waiting, reported as
+ * `pending-poll` at its own patient tiers.
  */
-export const pendingResubmit = sameCallStreak('pending-resubmit', 'pending', true);
+export const pendingResubmit: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'pending') return;
+  const n = sameCallStreak(h, 'pending', true);
+  const detector: TieredDetector = h.namesId(0) ? 'pending-poll' : 'pending-resubmit';
+  if (n >= ctx.floor(detector, h.toolId(0))) out.push(streakEvidence(h, detector, detector, n));
+};
 
 /**
  * `empty-streak`: one tool finding nothing call after call with arguments

@@ -9,7 +9,7 @@ import { errorClass } from './error-class.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
-import { maskErrorMessage, volatileKeySet, type MaskSettings } from './volatile.js';
+import { maskErrorMessage, VOLATILE_MARKER, volatileKeySet, type MaskSettings } from './volatile.js';
 
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
@@ -64,25 +64,75 @@ const NO_DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: false, extra: nu
 
 /** Hash of a call's result with volatile fields masked (see VOLATILE_KEYS, maskVolatileText). Never throws. */
 export function resultHash(result: unknown, opts?: FingerprintOptions): string {
-  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  const extra = volatileKeySet(opts?.volatileKeys);
-  const defaults = opts?.maskVolatile !== false;
-  const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
-  return hashText(canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask));
+  return resultDigest(result, opts).hash;
 }
 
 /**
  * Hash of the "shape" of a call's arguments: their canonical text (with
- * `ignoreArgs` members dropped) where every run of ASCII digits is one `0`.
- * Made-up identifiers that differ only in digits (A-10490, A-10491) share a
- * shape; different words and names do not. Meant for calls that found
- * nothing, to tell guessing from exploration. Never throws.
+ * `ignoreArgs` members dropped) where every run of ASCII digits is one `0`,
+ * except inside ISO dates. Made-up identifiers that differ only in digits
+ * (A-10490, A-10491) share a shape; different words, names and days
+ * (2026-12-01, 2026-12-02: a sweep over a calendar is exploration) do not.
+ * Meant for calls that found nothing, to tell guessing from exploration.
+ * Never throws.
  */
 export function argsShapeHash(args: unknown, opts?: FingerprintOptions): string {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  return hashText(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)).replace(DIGIT_RUNS, '0'));
+  return hashText(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)).replace(DIGIT_RUNS_OUTSIDE_DATES, foldDigits));
 }
-const DIGIT_RUNS = /[0-9]+/g;
+/** A date (kept whole: its digits name a day, not a guess) or a run of digits (folded). */
+const DIGIT_RUNS_OUTSIDE_DATES = /\d{4}-\d{2}-\d{2}|[0-9]+/g;
+const foldDigits = (run: string): string => (run.length === 10 && run.charCodeAt(4) === 45 ? run : '0');
+
+/** Results whose canonical text is at least this long say something: two different calls answered by the same one are suspicious. */
+export const INFORMATIVE_RESULT_CHARS = 48;
+
+export interface ResultDigest {
+  hash: string;
+  /** The result says something specific (long enough to be no bare acknowledgement). */
+  informative: boolean;
+}
+
+/** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
+export function resultDigest(result: unknown, opts?: FingerprintOptions): ResultDigest {
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  const extra = volatileKeySet(opts?.volatileKeys);
+  const defaults = opts?.maskVolatile !== false;
+  const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
+  const text = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
+  return { hash: hashText(text), informative: unmaskedLength(text) >= INFORMATIVE_RESULT_CHARS };
+}
+
+/** Length of canonical text not counting masked values: a receipt of fresh ids and timestamps says nothing. */
+function unmaskedLength(text: string): number {
+  let length = text.length;
+  for (let i = text.indexOf(MASK_TOKEN); i !== -1; i = text.indexOf(MASK_TOKEN, i + MASK_TOKEN.length)) length -= MASK_TOKEN.length;
+  return length;
+}
+const MASK_TOKEN = JSON.stringify(VOLATILE_MARKER);
+
+const ID_KEY = /^(?:id|uuid|.*(?:_id|Id|_uuid|Uuid))$/;
+const UUID_IN_TEXT = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/;
+
+/**
+ * Do these arguments name a thing by its identifier (an `id`/`*_id` member or
+ * a UUID in a value, at the top level)? A call answering "pending" with such
+ * arguments checks on a job that exists — waiting — where the same call
+ * without one submits the work again. Never throws.
+ */
+export function namesAnIdentifier(args: unknown): boolean {
+  try {
+    const value = typeof args === 'string' ? parseMaybeJson(args) : args;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if ((typeof v === 'string' || typeof v === 'number') && ID_KEY.test(key)) return true;
+      if (typeof v === 'string' && v.length >= 36 && UUID_IN_TEXT.test(v)) return true;
+    }
+  } catch {
+    // A hostile getter: not an identifier we can rely on.
+  }
+  return false;
+}
 
 /** Error messages longer than this are masked and classified in their head only (bounds the regex work). */
 const MASKED_MESSAGE_CHARS = 65_536;

@@ -160,6 +160,20 @@ const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
  * a character it requires is present: this is applied to every string of
  * every result.
  */
+/** A process id in prose: "restarted (pid 41117)", "process 8812". */
+const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
+/** The token after a request/trace/span/correlation id label: minted per call. */
+const LABELLED_ID = /\b((?:request|trace|span|correlation)[ _-]?id)(\s*[:=#]?\s*)[A-Za-z0-9][\w-]{5,}/gi;
+const MAY_HOLD_LABELLED_ID = /(?:request|trace|span|correlation)/i;
+/** A hex token (letters and digits) right after the same words without "id": "(request 0604cd31)". */
+const LABELLED_HEX = /\b(request|trace|span|correlation)(\s*[:=#]?\s*)(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{5,}\b/gi;
+/**
+ * How long a finished build or job took, in whole seconds or minutes and
+ * seconds ("BUILD FAILED in 4s", "Done in 12s", "finished in 1m 3s"): the
+ * words before it say it is a measurement, not a countdown.
+ */
+const FINISHED_IN = /\b((?:FAILED|SUCCESSFUL|SUCCEEDED|[Dd]one|[Ff]inished|[Cc]ompleted|[Ss]ucceeded|[Ff]ailed) in )(?:\d+m ?)?\d+(?:\.\d+)?s\b/g;
+
 export function maskVolatileText(s: string): string {
   // The shortest duration is 3 chars ("1ms"); the shortest temp dir 15, date-time 16.
   if (s.length < 3) return s;
@@ -169,6 +183,10 @@ export function maskVolatileText(s: string): string {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');
     if (MAY_HOLD_DURATION.test(s)) s = s.replace(MEASURED_DURATION, '<duration>');
   }
+  // After the UUIDs, so a labelled UUID stays a <uuid>.
+  if (s.length >= 5 && (s.indexOf('pid') !== -1 || s.indexOf('process') !== -1)) s = s.replace(TEXT_PID, '$1$2<pid>');
+  if (s.length >= 10 && s.indexOf(' in ') !== -1) s = s.replace(FINISHED_IN, '$1<duration>');
+  if (s.length >= 10 && MAY_HOLD_LABELLED_ID.test(s)) s = s.replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
   return s;
 }
 

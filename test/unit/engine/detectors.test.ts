@@ -145,3 +145,45 @@ describe('budget', () => {
     expect(r.levels[0]).toBe('break');
   });
 });
+
+describe('waiting on a job', () => {
+  const poll = { tool: 'get_job', args: 'job-1', result: 'RUNNING', outcome: 'pending' as const, namesId: true };
+
+  it('warns only after many unchanged polls of a job named by id, and never blocks by default', () => {
+    const r = feed(times(14, poll));
+    expect(r.firstWarning).toBe(10);
+    expect(r.detectors[9]).toBe('pending-poll');
+    expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
+  });
+
+  it('does not call sleep/poll alternation a ping-pong', () => {
+    const calls = times(12, (i) => (i % 2 ? poll : { tool: 'sleep', args: '60', result: 'slept 60' }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+});
+
+describe('no-progress with filler', () => {
+  it('counts repeats separated only by calls that told nothing new', () => {
+    const calls = times(8, (i) => (i % 2 ? { tool: 'get_order', args: 'A-1', result: 'processing' } : { tool: 'think', args: `thought ${i}`, result: 'ok' }));
+    const r = feed(calls);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('no-progress');
+  });
+
+  it('stops counting at a new answer in between', () => {
+    const calls = times(8, (i) => (i % 2 ? { tool: 'get_order', args: 'A-1', result: 'processing' } : { tool: 'send', args: `msg ${i}`, result: `sent ${i}` }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+});
+
+describe('the same answer to other words', () => {
+  it('flags a question reworded while the informative answer stays the same', () => {
+    const r = feed(times(4, (i) => ({ tool: 'search', args: `wording ${i}`, result: 'same hits', informative: true })));
+    expect(r.firstWarning).toBe(3);
+    expect(r.detectors[2]).toBe('semantic-repeat');
+  });
+
+  it('leaves a batch of different operations acknowledged alike alone', () => {
+    expect(feed(times(10, (i) => ({ tool: 'rename', args: `file ${i}`, result: 'ok', informative: false }))).firstWarning).toBeNull();
+  });
+});

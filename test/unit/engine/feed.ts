@@ -10,6 +10,8 @@ export interface Call {
   norm?: string;
   result?: string;
   outcome?: Outcome;
+  informative?: boolean;
+  namesId?: boolean;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
@@ -24,6 +26,8 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       normArgsHash: c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`),
       resultHash: hashText(c.result ?? ''),
       outcome: c.outcome ?? 'ok',
+      informative: c.informative,
+      namesId: c.namesId,
       blocked: false,
       startMs: 0,
       endMs: 0,

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { argsShapeHash, maskVolatileText, namesAnIdentifier, resultDigest, resultHash } from '../../../src/fingerprint/index.js';
+
+describe('resultDigest', () => {
+  it('hashes as resultHash does and calls a result informative by what it says, not by its masked noise', () => {
+    const listing = { hits: [{ id: 1, title: 'Resetting your password', snippet: 'Click Forgot password' }] };
+    expect(resultDigest(listing).hash).toBe(resultHash(listing));
+    expect(resultDigest(listing).informative).toBe(true);
+    expect(resultDigest({ ok: true }).informative).toBe(false);
+    // A receipt of fresh ids and timestamps: long text, nothing said.
+    expect(resultDigest({ status: 201, body: { id: 'note_88121', created_at: '2026-11-30T09:12:40.000Z' } }).informative).toBe(false);
+  });
+});
+
+describe('namesAnIdentifier', () => {
+  it('sees an id member or a UUID at the top level', () => {
+    expect(namesAnIdentifier({ pipeline_id: 884213 })).toBe(true);
+    expect(namesAnIdentifier({ jobId: 'j-1' })).toBe(true);
+    expect(namesAnIdentifier({ operation: 'operations/7c1f6a9e-2b44-4a5e-9d31-6a0d35f1c2aa' })).toBe(true);
+    expect(namesAnIdentifier('{"migration_id":"mig_2f8a"}')).toBe(true);
+    expect(namesAnIdentifier({ report: 'Q3 revenue', format: 'pdf' })).toBe(false);
+    expect(namesAnIdentifier({ project: 'acme/shop', ref: 'main' })).toBe(false);
+    expect(namesAnIdentifier(['id'])).toBe(false);
+  });
+});
+
+describe('argsShapeHash', () => {
+  it('folds the digits of made-up ids but keeps dates whole', () => {
+    expect(argsShapeHash({ order_id: 'A-10490' })).toBe(argsShapeHash({ order_id: 'A-10491' }));
+    expect(argsShapeHash({ date: '2026-12-01' })).not.toBe(argsShapeHash({ date: '2026-12-02' }));
+  });
+});
+
+describe('maskVolatileText in results', () => {
+  it('masks pids, finished-in times and labelled request ids', () => {
+    expect(maskVolatileText('app.service restarted (pid 41000)')).toBe(maskVolatileText('app.service restarted (pid 41117)'));
+    expect(maskVolatileText('BUILD FAILED in 4s')).toBe(maskVolatileText('BUILD FAILED in 7s'));
+    expect(maskVolatileText('0 results (request 0604cd31)')).toBe(maskVolatileText('0 results (request 1158e7e1)'));
+    expect(maskVolatileText('trace id: 4bf92f3577b34da6')).toBe(maskVolatileText('trace id: 00f067aa0ba902b7'));
+  });
+
+  it('keeps what is state', () => {
+    expect(maskVolatileText('retry in 30s')).not.toBe(maskVolatileText('retry in 60s'));
+    expect(maskVolatileText('pull request 1234 merged')).not.toBe(maskVolatileText('pull request 1235 merged'));
+    expect(maskVolatileText('7 passed')).not.toBe(maskVolatileText('8 passed'));
+  });
+});
