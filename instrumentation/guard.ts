@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, resultHash, type FingerprintOptions } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions } from '../src/fingerprint/index.js';
 import type { HistoryEntry } from '../src/history.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
@@ -63,6 +63,9 @@ export interface ToolCallInfo {
   spanName?: string;
   /** Span kind. default INTERNAL (an MCP client call is CLIENT) */
   kind?: SpanKind;
+  /** When the call started and ended (epoch ms), for calls replayed from a record. default: the clock */
+  startTime?: number;
+  endTime?: number;
 }
 
 export interface RunOptions {
@@ -97,6 +100,8 @@ interface Call {
   /** undefined when the call is outside any run (it is then only annotated when its span ends). */
   runKey: string | undefined;
   startMs: number;
+  /** The recorded end (epoch ms) of a replayed call. */
+  endMs: number | undefined;
   /** Ends the span, unless it belongs to another instrumentation. */
   end: () => void;
 }
@@ -270,7 +275,7 @@ export class Guard {
     } else {
       const name = info.spanName ?? `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`;
       // The SDK's Span satisfies SpanShape; a no-op span (no SDK registered) has no attributes and no run.
-      span = this.tracer.startSpan(name, { kind: info.kind ?? SpanKind.INTERNAL, attributes }) as Span & SpanShape;
+      span = this.tracer.startSpan(name, { kind: info.kind ?? SpanKind.INTERNAL, attributes, startTime: info.startTime }) as Span & SpanShape;
     }
     return {
       span,
@@ -280,8 +285,9 @@ export class Guard {
       normArgsHash: fp.normArgsHash,
       fpOptions,
       runKey: span.attributes ? this.processor.ownRunKey(span, info.attributes) : undefined,
-      startMs: Date.now(),
-      end: reused ? noop : () => span.end(),
+      startMs: info.startTime ?? Date.now(),
+      endMs: info.endTime,
+      end: reused ? noop : () => span.end(info.endTime),
     };
   }
 
@@ -290,7 +296,7 @@ export class Guard {
     return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
   }
 
-  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, shapeHash: string | undefined): HistoryEntry {
+  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, extra: Partial<HistoryEntry> = {}): HistoryEntry {
     return {
       tool: call.tool,
       argsHash: call.argsHash,
@@ -299,8 +305,8 @@ export class Guard {
       outcome,
       blocked,
       startMs: call.startMs,
-      endMs: Date.now(),
-      shapeHash,
+      endMs: call.endMs ?? Date.now(),
+      ...extra,
     };
   }
 
@@ -309,9 +315,17 @@ export class Guard {
     const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(call.tool, result) ?? classifyResult(result));
     if (this.capture) call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
     if (call.runKey === undefined) return this.processor.evaluate(call.span);
-    // Only empty answers need the shape: it tells guessed ids from exploration (empty-streak).
-    const shape = outcome === 'empty' ? argsShapeHash(call.args, call.fpOptions) : undefined;
-    return this.processor.recordOwn(call.span, call.runKey, this.entry(call, resultHash(result, call.fpOptions), outcome, false, shape));
+    const digest = resultDigest(result, call.fpOptions);
+    return this.processor.recordOwn(
+      call.span,
+      call.runKey,
+      this.entry(call, digest.hash, outcome, false, {
+        informative: digest.informative,
+        // Only empty answers need the shape (guessed ids or exploration), only pending ones the id (poll or resubmit).
+        shapeHash: outcome === 'empty' ? argsShapeHash(call.args, call.fpOptions) : undefined,
+        namesId: outcome === 'pending' && namesAnIdentifier(call.args),
+      }),
+    );
   }
 
   private recordError(call: Call, err: unknown): Decision {
@@ -322,7 +336,7 @@ export class Guard {
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
-    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message), 'error', false, undefined));
+    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message), 'error', false));
   }
 
   /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */
@@ -333,7 +347,7 @@ export class Guard {
       // Already stopped: every later call is refused the same way, without asking again.
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
       const last = pre.stop.evidence;
-      this.processor.recordOwn(span, runKey, this.entry(call, last?.next?.resultHash ?? NOT_EXECUTED_RESULT, last?.next?.outcome ?? 'ok', true, undefined));
+      this.processor.recordOwn(span, runKey, this.entry(call, last?.next?.resultHash ?? NOT_EXECUTED_RESULT, last?.next?.outcome ?? 'ok', true));
       call.end();
       throw this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.engine.steps(runKey)));
     }
@@ -348,7 +362,11 @@ export class Guard {
     const decision = this.processor.recordOwn(
       span,
       runKey,
-      this.entry(call, next?.resultHash ?? NOT_EXECUTED_RESULT, next?.outcome ?? 'ok', true, next?.shapeHash),
+      this.entry(call, next?.resultHash ?? NOT_EXECUTED_RESULT, next?.outcome ?? 'ok', true, {
+        shapeHash: next?.shapeHash,
+        informative: next?.informative,
+        namesId: next?.namesId,
+      }),
     );
     const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';
     if (breaks) {

@@ -23,6 +23,9 @@ const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
 const FLAG_BLOCKED = 4;
 const FLAG_INFORMATIVE = 8;
 const FLAG_NAMES_ID = 16;
+const FLAG_SPACED = 32;
+/** A call that starts this long after the previous one started comes at a waiting pace (a poll every minute, a wait tool). */
+export const SPACED_MS = 30_000;
 
 /**
  * Longest cycle period looked for. The counters compare each call with the
@@ -108,6 +111,7 @@ export class RunHistory {
   /** Epoch ms of the first call, and of the latest activity (for TTL eviction). */
   firstMs = 0;
   lastMs = 0;
+  private lastStartMs = 0;
   readonly window: number;
   readonly periods: number;
   private readonly buf: Uint32Array;
@@ -131,8 +135,10 @@ export class RunHistory {
   }
 
   push(tool: number, e: HistoryEntry): void {
+    const spaced = this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS;
     if (this.total === 0) this.firstMs = e.startMs;
     this.lastMs = e.endMs;
+    this.lastStartMs = e.startMs;
     this.total++;
     const o = this.at(0);
     const b = this.buf;
@@ -144,7 +150,7 @@ export class RunHistory {
     b[o + F_RES_LO] = lo(e.resultHash);
     b[o + F_TOOL] = tool;
     b[o + F_FLAGS] =
-      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0);
+      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     this.updatePeriodicity();
   }
@@ -205,6 +211,11 @@ export class RunHistory {
 
   informative(back: number): boolean {
     return (this.buf[this.at(back) + F_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+  }
+
+  /** Did the call `back` steps ago start at least SPACED_MS after the call before it started? */
+  spaced(back: number): boolean {
+    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_SPACED) !== 0;
   }
 
   namesId(back: number): boolean {

@@ -20,8 +20,10 @@ export const periodic: Detector = (h, ctx, out) => {
   if (norm1 > 0) {
     const calls = norm1 + 1;
     const exact = exact1 === norm1;
-    if (calls >= ctx.floor('no-progress', h.toolId(0))) {
-      out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', 'no-progress', 1, calls, calls, exact ? 'call' : 'norm'));
+    // Repeats each made half a minute or more after the last are polls that wait between checks.
+    const tiers: TieredDetector = allSpaced(h, calls - 1) ? 'pending-poll' : 'no-progress';
+    if (calls >= ctx.floor(tiers, h.toolId(0))) {
+      out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, calls, calls, exact ? 'call' : 'norm'));
       return;
     }
   } else {
@@ -48,6 +50,11 @@ export const periodic: Detector = (h, ctx, out) => {
     return;
   }
 };
+
+function allSpaced(h: RunHistory, calls: number): boolean {
+  for (let back = 0; back < calls; back++) if (!h.spaced(back)) return false;
+  return calls > 0;
+}
 
 /** Does one of the latest `calls` calls check on a pending job by its id? */
 export function pollsAJob(h: RunHistory, calls: number): boolean {

@@ -8,6 +8,9 @@ export interface TrajectoryStep {
   hasResult: boolean;
   status: Outcome;
   error: string | undefined;
+  /** Milliseconds since the run started, when the call began, and how long it took, when recorded. */
+  t: number | undefined;
+  durationMs: number | undefined;
 }
 
 export interface Trajectory {
@@ -66,6 +69,8 @@ function parseStep(line: number, index: number, raw: unknown): TrajectoryStep {
     hasResult: 'result' in raw,
     status: status as Outcome,
     error: raw.error as string | undefined,
+    t: raw.t as number | undefined,
+    durationMs: raw.durationMs as number | undefined,
   };
 }
 

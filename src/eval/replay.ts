@@ -69,10 +69,14 @@ export async function replayCorpus(trajectories: Trajectory[], detection: Detect
   try {
     for (const t of trajectories) {
       exporter.reset();
+      // Recorded timings replay as span times, so spacing between calls is seen as it was.
+      const origin = Date.now();
       await guard.run(`eval ${t.id}`, async () => {
         for (const step of t.steps) {
+          const startTime = step.t === undefined ? undefined : origin + step.t;
+          const endTime = startTime === undefined ? undefined : startTime + (step.durationMs ?? 0);
           try {
-            await guard.callTool(step.tool, step.args, () => replayStep(step));
+            await guard.callTool(step.tool, step.args, () => replayStep(step), { startTime, endTime });
           } catch (err) {
             if (err instanceof LoopBreakError) return;
             if (!(err instanceof RecordedToolError)) throw err;

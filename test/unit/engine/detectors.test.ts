@@ -187,3 +187,21 @@ describe('the same answer to other words', () => {
     expect(feed(times(10, (i) => ({ tool: 'rename', args: `file ${i}`, result: 'ok', informative: false }))).firstWarning).toBeNull();
   });
 });
+
+describe('waiting pace', () => {
+  it('treats identical checks made half a minute apart or more as polling, and the same checks in quick succession as a loop', () => {
+    const engineFor = (gapMs: number) => {
+      const r = feed([]);
+      let t = 0;
+      const levels: Array<string | undefined> = [];
+      for (let i = 0; i < 6; i++) {
+        const d = r.engine.record('run', { tool: 'dig', argsHash: 'a'.repeat(16), normArgsHash: 'a'.repeat(16), resultHash: 'b'.repeat(16), outcome: 'ok', blocked: false, startMs: t, endMs: t + 40 });
+        levels.push(d.level);
+        t += gapMs;
+      }
+      return levels;
+    };
+    expect(engineFor(60_000).every((l) => l === undefined)).toBe(true);
+    expect(engineFor(2_000)[2]).toBe('warning');
+  });
+});

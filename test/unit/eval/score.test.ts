@@ -18,6 +18,8 @@ function trajectory(
       args: { order_id: 'A-1' },
       result: { status: 'not_found' },
       hasResult: true,
+      t: undefined,
+      durationMs: undefined,
       status: 'empty' as const,
       error: undefined,
     })),
