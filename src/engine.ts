@@ -55,6 +55,7 @@ class RunState {
 }
 
 const NONE_ARMED: Armed[] = [];
+const NO_EVIDENCE: Evidence[] = Object.freeze([]) as unknown as Evidence[];
 const TOUCH_GRANULARITY_MS = 1000;
 
 /**
@@ -69,6 +70,7 @@ export class LoopEngine {
   private readonly runs = new Map<string, RunState>();
   private readonly now: () => number;
   private readonly evidenceBuffer: Evidence[] = [];
+  private readonly toolName = (id: number): string => this.tools.name(id);
   /** One context object reused for every call: detectors run synchronously and never keep it. */
   private readonly detectorContext: DetectorContext & { tokens: number; toolName: string };
   private sweepCountdown = 0;
@@ -135,9 +137,9 @@ export class LoopEngine {
     found.length = 0;
     const ctx = this.context(run, toolId);
     for (const d of DETECTORS) d.run(h, ctx, found);
-    const { ranked, rank, armed } = this.policy.judge(found, (id) => this.tools.name(id));
+    const { ranked, rank, armed } = this.policy.judge(found, this.toolName);
     run.armed = armed.length === 0 ? NONE_ARMED : armed;
-    if (rank === 0) return { step: h.total, level: undefined, evidence: [], notify: false };
+    if (rank === 0) return { step: h.total, level: undefined, evidence: NO_EVIDENCE, notify: false };
 
     const top = ranked[0]!;
     const level = RANKED_LEVELS[rank]!;

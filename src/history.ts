@@ -13,10 +13,10 @@ const F_NORM_HI = 2;
 const F_NORM_LO = 3;
 const F_RES_HI = 4;
 const F_RES_LO = 5;
-const F_TOOL = 6;
-const F_FLAGS = 7;
-const F_SHAPE = 8;
-const SLOT = 9;
+/** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both keeps a run under 2 KB. */
+const F_TOOL_FLAGS = 6;
+const F_SHAPE = 7;
+const SLOT = 8;
 
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
@@ -24,6 +24,7 @@ const FLAG_BLOCKED = 4;
 const FLAG_INFORMATIVE = 8;
 const FLAG_NAMES_ID = 16;
 const FLAG_SPACED = 32;
+const TOOL_AND_OUTCOME = 0xffffff03;
 /** A call that starts this long after the previous one started comes at a waiting pace (a poll every minute, a wait tool). */
 export const SPACED_MS = 30_000;
 
@@ -112,6 +113,9 @@ export class RunHistory {
   firstMs = 0;
   lastMs = 0;
   private lastStartMs = 0;
+  /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
+  private sameCallsStep = 0;
+  private sameCalls = 0;
   readonly window: number;
   readonly periods: number;
   private readonly buf: Uint32Array;
@@ -148,9 +152,9 @@ export class RunHistory {
     b[o + F_NORM_LO] = lo(e.normArgsHash);
     b[o + F_RES_HI] = hi(e.resultHash);
     b[o + F_RES_LO] = lo(e.resultHash);
-    b[o + F_TOOL] = tool;
-    b[o + F_FLAGS] =
+    const flags =
       OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
+    b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     this.updatePeriodicity();
   }
@@ -161,10 +165,10 @@ export class RunHistory {
     const norm = exact + this.periods + 1;
     const latest = this.at(0);
     // Locals: writes into the same typed array keep V8 from caching these reads.
-    const tool = b[latest + F_TOOL]!;
+    // Same tool and outcome: the tool bits and the two outcome bits of the shared word.
+    const toolOutcome = b[latest + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME;
     const resHi = b[latest + F_RES_HI]!;
     const resLo = b[latest + F_RES_LO]!;
-    const outcome = b[latest + F_FLAGS]! & 3;
     const normHi = b[latest + F_NORM_HI]!;
     const normLo = b[latest + F_NORM_LO]!;
     const argsHi = b[latest + F_ARGS_HI]!;
@@ -175,10 +179,9 @@ export class RunHistory {
       // Step one slot back through the ring instead of a modulo per period.
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
       const sameNorm =
-        b[other + F_TOOL] === tool &&
+        (b[other + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME) === toolOutcome &&
         b[other + F_RES_HI] === resHi &&
         b[other + F_RES_LO] === resLo &&
-        (b[other + F_FLAGS]! & 3) === outcome &&
         b[other + F_NORM_HI] === normHi &&
         b[other + F_NORM_LO] === normLo;
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
@@ -202,24 +205,24 @@ export class RunHistory {
   }
 
   toolId(back: number): number {
-    return this.buf[this.at(back) + F_TOOL]!;
+    return this.buf[this.at(back) + F_TOOL_FLAGS]! >>> 8;
   }
 
   outcome(back: number): Outcome {
-    return OUTCOME_NAMES[this.buf[this.at(back) + F_FLAGS]! & 3]!;
+    return OUTCOME_NAMES[this.buf[this.at(back) + F_TOOL_FLAGS]! & 3]!;
   }
 
   informative(back: number): boolean {
-    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
   }
 
   /** Did the call `back` steps ago start at least SPACED_MS after the call before it started? */
   spaced(back: number): boolean {
-    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_SPACED) !== 0;
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_SPACED) !== 0;
   }
 
   namesId(back: number): boolean {
-    return (this.buf[this.at(back) + F_FLAGS]! & FLAG_NAMES_ID) !== 0;
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_NAMES_ID) !== 0;
   }
 
   /** Same tool and exact arguments. */
@@ -228,7 +231,9 @@ export class RunHistory {
     const y = this.at(b);
     const buf = this.buf;
     return (
-      buf[x + F_TOOL] === buf[y + F_TOOL] && buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] && buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
+      buf[x + F_TOOL_FLAGS]! >>> 8 === buf[y + F_TOOL_FLAGS]! >>> 8 &&
+      buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] &&
+      buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
     );
   }
 
@@ -242,19 +247,22 @@ export class RunHistory {
     return this.buf[this.at(back) + F_SHAPE]!;
   }
 
-  /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring. */
+  /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring, once per call. */
   earlierSameCalls(): number {
+    if (this.sameCallsStep === this.total) return this.sameCalls;
     const b = this.buf;
     const latest = this.at(0);
-    const tool = b[latest + F_TOOL];
+    const tool = b[latest + F_TOOL_FLAGS]! >>> 8;
     const argsHi = b[latest + F_ARGS_HI];
     const argsLo = b[latest + F_ARGS_LO];
     let n = 0;
     let o = latest;
     for (let back = 1; back < this.size; back++) {
       o = o === 0 ? (this.window - 1) * SLOT : o - SLOT;
-      if (b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi && b[o + F_TOOL] === tool) n++;
+      if (b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi && b[o + F_TOOL_FLAGS]! >>> 8 === tool) n++;
     }
+    this.sameCallsStep = this.total;
+    this.sameCalls = n;
     return n;
   }
 
@@ -265,18 +273,7 @@ export class RunHistory {
     return buf[x + F_RES_HI] === buf[y + F_RES_HI] && buf[x + F_RES_LO] === buf[y + F_RES_LO];
   }
 
-  /** Does the call `back` steps ago have these hashes (two 32-bit halves each)? */
-  matchesArgs(back: number, tool: number, argsHi: number, argsLo: number): boolean {
-    const x = this.at(back);
-    const b = this.buf;
-    return b[x + F_TOOL] === tool && b[x + F_ARGS_HI] === argsHi && b[x + F_ARGS_LO] === argsLo;
-  }
 
-  matchesNorm(back: number, tool: number, normHi: number, normLo: number): boolean {
-    const x = this.at(back);
-    const b = this.buf;
-    return b[x + F_TOOL] === tool && b[x + F_NORM_HI] === normHi && b[x + F_NORM_LO] === normLo;
-  }
 
   argsHash(back: number): string {
     const x = this.at(back);
@@ -294,4 +291,3 @@ export class RunHistory {
   }
 }
 
-export const hashHalves = { hi, lo };

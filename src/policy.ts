@@ -31,12 +31,19 @@ export interface Decision {
 
 export const NO_DECISION: Decision = Object.freeze({ step: 0, level: undefined, evidence: [], notify: false }) as Decision;
 
+const NOTHING: { ranked: Evidence[]; rank: number; armed: Armed[] } = Object.freeze({ ranked: [], rank: 0, armed: [] }) as never;
+
 export class Policy {
-  constructor(private readonly options: ResolvedDetectionOptions) {}
+  private readonly toolOverrides: boolean;
+
+  constructor(private readonly options: ResolvedDetectionOptions) {
+    this.toolOverrides = Object.values(options.tools).some((t) => t.thresholds !== undefined);
+  }
 
   tiersFor(evidence: Pick<Evidence, 'tiers'>, tool: string): Thresholds {
     if (evidence.tiers === 'budget') return BUDGET_TIERS;
-    return this.options.tools[tool]?.thresholds?.[evidence.tiers] ?? this.options.thresholds[evidence.tiers];
+    const own = this.toolOverrides ? this.options.tools[tool]?.thresholds?.[evidence.tiers] : undefined;
+    return own ?? this.options.thresholds[evidence.tiers];
   }
 
   private readonly floors = new WeakMap<Thresholds, number>();
@@ -65,6 +72,8 @@ export class Policy {
    * stopped) before it executes.
    */
   judge(evidence: Evidence[], toolName: (id: number) => string): { ranked: Evidence[]; rank: number; armed: Armed[] } {
+    // Most calls have no evidence at all: no arrays for them.
+    if (evidence.length === 0) return NOTHING;
     const ranked: Array<{ e: Evidence; rank: number }> = [];
     const armed: Armed[] = [];
     let top = 0;
