@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
-import { canonicalize, classifyResult, fingerprintArgs, hashText, resultHash } from '../src/fingerprint/index.js';
-import { normalizeArgs } from '../src/fingerprint/normalize.js';
-import { maskVolatile } from '../src/fingerprint/volatile.js';
+import { canonicalizeArgs, canonicalizeMasked, DEFAULT_MAX_BYTES } from '../src/fingerprint/canonical.js';
+import { classifyResult, fingerprintArgs, hashText, resultHash } from '../src/fingerprint/index.js';
+import type { MaskSettings } from '../src/fingerprint/volatile.js';
 import { ARGS, PAYLOAD_COUNT, RESULTS } from './payloads.js';
 import { median, nowNs, round, sink } from './stats.js';
 
@@ -11,7 +11,10 @@ import { median, nowNs, round, sink } from './stats.js';
  * `JSON.stringify` of the same two objects (the floor any serialisation
  * pays) and `JSON.stringify` + one-shot SHA-256 of both (hashing without
  * canonicalisation, normalisation or masking). The steps inside are timed
- * one by one so the report shows where the time goes.
+ * one by one, as the two calls run them, so the report shows where the time
+ * goes: the one-pass canonicalisation of the arguments (raw and normalised
+ * text), SHA-256 of a canonical text, the masked canonicalisation of the
+ * result, and classifyResult (which the processor runs on every result).
  */
 
 export interface FingerprintBenchOptions {
@@ -29,15 +32,16 @@ export interface FingerprintResult {
   stringifySha256NsPerOp: number;
   ratioToStringify: number;
   /** ns per call of each step, on one payload (args or result). */
-  steps: { canonicalizeArgs: number; sha256Text: number; normalizeArgs: number; maskVolatileResult: number; canonicalizeResult: number; classifyResult: number };
+  steps: { canonicalizeArgs: number; sha256Text: number; canonicalizeMaskedResult: number; classifyResult: number };
   rounds: number;
   opsPerRound: number;
 }
 
 type Op = (i: number) => void;
 
-const CANONICAL_ARGS = ARGS.map((a) => canonicalize(a));
-const MASK_DEFAULTS = { defaults: true, extra: null } as const;
+const CANONICAL_ARGS = ARGS.map((a) => canonicalizeArgs(a, DEFAULT_MAX_BYTES, null).text);
+/** What resultHash masks with no options (src/fingerprint/index.ts DEFAULT_MASK). */
+const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });
 
 const ops = {
   both: (i) => {
@@ -59,19 +63,13 @@ const ops = {
     sink.value += hash('sha256', JSON.stringify(ARGS[k]), 'hex').length + hash('sha256', JSON.stringify(RESULTS[k]), 'hex').length;
   },
   canonicalizeArgs: (i) => {
-    sink.value += canonicalize(ARGS[i % PAYLOAD_COUNT]).length;
+    sink.value += canonicalizeArgs(ARGS[i % PAYLOAD_COUNT], DEFAULT_MAX_BYTES, null).text.length;
   },
   sha256Text: (i) => {
     sink.value += hashText(CANONICAL_ARGS[i % PAYLOAD_COUNT]!).length;
   },
-  normalizeArgs: (i) => {
-    sink.value += normalizeArgs(ARGS[i % PAYLOAD_COUNT], null) === null ? 0 : 1;
-  },
-  maskVolatileResult: (i) => {
-    sink.value += maskVolatile(RESULTS[i % PAYLOAD_COUNT], MASK_DEFAULTS) === null ? 0 : 1;
-  },
-  canonicalizeResult: (i) => {
-    sink.value += canonicalize(RESULTS[i % PAYLOAD_COUNT]).length;
+  canonicalizeMaskedResult: (i) => {
+    sink.value += canonicalizeMasked(RESULTS[i % PAYLOAD_COUNT], DEFAULT_MAX_BYTES, DEFAULT_MASK).length;
   },
   classifyResult: (i) => {
     sink.value += classifyResult(RESULTS[i % PAYLOAD_COUNT]).length;
@@ -105,9 +103,7 @@ export function measureFingerprint(options: FingerprintBenchOptions = DEFAULT_FI
     steps: {
       canonicalizeArgs: m('canonicalizeArgs'),
       sha256Text: m('sha256Text'),
-      normalizeArgs: m('normalizeArgs'),
-      maskVolatileResult: m('maskVolatileResult'),
-      canonicalizeResult: m('canonicalizeResult'),
+      canonicalizeMaskedResult: m('canonicalizeMaskedResult'),
       classifyResult: m('classifyResult'),
     },
     rounds: options.rounds,

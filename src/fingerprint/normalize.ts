@@ -6,10 +6,6 @@
  * prose-like strings. docs/fingerprints.md lists the rules.
  */
 
-import { isRecord } from './record.js';
-
-/** Containers nested deeper than this are left as they are. */
-const MAX_DEPTH = 64;
 /** Longer strings are left as they are: near-duplicate matching of whole documents is not worth their cost on the hot path. */
 export const MAX_NORMALIZED_CHARS = 65_536;
 
@@ -201,75 +197,4 @@ function normalizeUnicode(s: string): string {
     return out === s ? s : out;
   }
   return prose(trimmed.split(WHITESPACE_RUN), s, true, isUnicodeWord);
-}
-
-/**
- * The normalisation as a value: `args` itself when nothing changes, else a
- * copy of the changed parts. fingerprintArgs does not call this (it
- * normalises inside its one canonicalisation pass); this form is for callers
- * that want to see or time the normalised arguments, and tests hold the two
- * to the same hashes for JSON data. Strings inside objects and arrays are
- * normalised, keys never are; members named in `ignore` are dropped at any
- * depth. Never throws.
- */
-export function normalizeArgs(args: unknown, ignore: ReadonlySet<string> | null): unknown {
-  try {
-    return normalizeValue(args, ignore, []);
-  } catch {
-    // A throwing getter or proxy: compare such arguments by their raw hash only.
-    return args;
-  }
-}
-
-function normalizeValue(v: unknown, ignore: ReadonlySet<string> | null, ancestors: object[]): unknown {
-  if (typeof v === 'string') return normalizeText(v);
-  if (typeof v !== 'object' || v === null) return v;
-  if (ancestors.length >= MAX_DEPTH || ancestors.includes(v)) return v;
-  if (Array.isArray(v)) {
-    ancestors.push(v);
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < v.length; i++) {
-      const item: unknown = v[i];
-      const n = normalizeValue(item, ignore, ancestors);
-      if (copy !== null) copy.push(n);
-      else if (n !== item) {
-        copy = v.slice(0, i);
-        copy.push(n);
-      }
-    }
-    ancestors.pop();
-    return copy ?? v;
-  }
-  if (!isRecord(v)) return v;
-  ancestors.push(v);
-  const src = v as Record<string, unknown>;
-  const keys = Object.keys(src);
-  let copy: Record<string, unknown> | null = null;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as string;
-    if (ignore !== null && ignore.has(k)) {
-      copy ??= copyPrefix(src, keys, i);
-      continue;
-    }
-    const item = src[k];
-    const n = normalizeValue(item, ignore, ancestors);
-    if (copy !== null) copy[k] = n;
-    else if (n !== item) {
-      copy = copyPrefix(src, keys, i);
-      copy[k] = n;
-    }
-  }
-  ancestors.pop();
-  return copy ?? v;
-}
-
-
-/** A null-prototype copy of the first `n` members (null prototype so a "__proto__" key stays an ordinary member). */
-function copyPrefix(src: Record<string, unknown>, keys: string[], n: number): Record<string, unknown> {
-  const copy = Object.create(null) as Record<string, unknown>;
-  for (let i = 0; i < n; i++) {
-    const k = keys[i] as string;
-    copy[k] = src[k];
-  }
-  return copy;
 }

@@ -6,8 +6,6 @@
  * before hashing. docs/fingerprints.md documents every rule.
  */
 
-import { isRecord } from './record.js';
-
 /** Replaces a masked value; the key stays. */
 export const VOLATILE_MARKER = '$lg:volatile';
 
@@ -263,33 +261,23 @@ export interface MaskSettings {
   readonly extra: ReadonlySet<string> | null;
 }
 
-/** {@link maskedKey}: not masked. */
+/** {@link maskedKeyOf}: not masked. */
 export const KEPT = 0;
-/** {@link maskedKey}: masked. */
+/** {@link maskedKeyOf}: masked. */
 export const MASKED = 1;
-/** {@link maskedKey}: masked, and an identifier (`id`, `*_id`) whose echoes inside the result's strings are masked too. */
+/** {@link maskedKeyOf}: masked, and an identifier (`id`, `*_id`) whose echoes inside the result's strings are masked too. */
 export const MASKED_ID = 2;
 
 /**
  * Whether a member is masked: its key is an extra volatile key, or (with the
  * defaults on) a VOLATILE_KEYS/VOLATILE_KEY_SUFFIXES/DURATION_KEYS key, or a
  * MINTED_KEYS/MINTED_KEY_SUFFIXES key outside arrays. MASKED_ID when the key
- * is also `id` or `*_id` in snake_case form.
+ * is also `id` or `*_id` in snake_case form. `info` is the key's {@link keyInfo}.
  */
-export function maskedKey(key: string, settings: MaskSettings, inArray: boolean): typeof KEPT | typeof MASKED | typeof MASKED_ID {
-  return maskedKeyOf(keyInfo(key), key, settings, inArray);
-}
-
-/** {@link maskedKey} with the key's {@link keyInfo} at hand. */
 export function maskedKeyOf(info: KeyInfo, key: string, settings: MaskSettings, inArray: boolean): typeof KEPT | typeof MASKED | typeof MASKED_ID {
   let masked = settings.extra !== null && (settings.extra.has(key) || settings.extra.has(info.form));
   if (!masked && settings.defaults) masked = info.cls === ALWAYS || (info.cls === MINTED && !inArray);
   return !masked ? KEPT : info.idKey ? MASKED_ID : MASKED;
-}
-
-/** {@link maskedKey} as a boolean. */
-export function isMaskedKey(key: string, settings: MaskSettings, inArray: boolean): boolean {
-  return maskedKey(key, settings, inArray) !== KEPT;
 }
 
 /**
@@ -299,90 +287,4 @@ export function isMaskedKey(key: string, settings: MaskSettings, inArray: boolea
  */
 export function isMaskedScalar(v: unknown): boolean {
   return (typeof v === 'string' && v !== '') || typeof v === 'number' || typeof v === 'bigint';
-}
-
-const MAX_DEPTH = 64;
-
-/**
- * The masking as a value: `value` itself when nothing in it is volatile,
- * else a copy with volatile scalars replaced by {@link VOLATILE_MARKER},
- * volatile text replaced by `<timestamp>`, `<uuid>`, `<tmpdir>`,
- * `<duration>`, and echoes of masked identifiers by `<id>`. resultHash
- * does not call this (it masks inside its canonicalisation pass); this
- * form is for callers that want to see or time the masked result, and tests
- * hold the two to the same hashes for JSON data. Never throws.
- */
-export function maskVolatile(value: unknown, settings: MaskSettings): unknown {
-  if (!settings.defaults && settings.extra === null) return value;
-  try {
-    const ids: string[] = [];
-    collectIds(value, settings, false, [], ids);
-    return maskValue(value, settings, false, [], echoOrder(ids));
-  } catch {
-    return value;
-  }
-}
-
-/** The echoable values of masked identifier members, in the order a walk meets them. */
-function collectIds(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[], ids: string[]): void {
-  if (typeof v !== 'object' || v === null) return;
-  if (ancestors.length >= MAX_DEPTH || ancestors.includes(v)) return;
-  ancestors.push(v);
-  if (Array.isArray(v)) {
-    for (const item of v) collectIds(item, settings, true, ancestors, ids);
-  } else if (isRecord(v)) {
-    for (const [k, item] of Object.entries(v)) {
-      if (item !== undefined && isMaskedScalar(item) && maskedKey(k, settings, inArray) === MASKED_ID) {
-        const id = echoableId(item);
-        if (id !== null && !ids.includes(id)) ids.push(id);
-      } else {
-        collectIds(item, settings, inArray, ancestors, ids);
-      }
-    }
-  }
-  ancestors.pop();
-}
-
-function maskValue(v: unknown, settings: MaskSettings, inArray: boolean, ancestors: object[], ids: readonly string[]): unknown {
-  if (typeof v === 'string') {
-    const t = settings.defaults ? maskVolatileText(v) : v;
-    return ids.length > 0 ? maskEchoedIds(t, ids) : t;
-  }
-  if (typeof v !== 'object' || v === null) return v;
-  if (ancestors.length >= MAX_DEPTH || ancestors.includes(v)) return v;
-  if (Array.isArray(v)) {
-    ancestors.push(v);
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < v.length; i++) {
-      const item: unknown = v[i];
-      const m = maskValue(item, settings, true, ancestors, ids);
-      if (copy !== null) copy.push(m);
-      else if (m !== item) {
-        copy = v.slice(0, i);
-        copy.push(m);
-      }
-    }
-    ancestors.pop();
-    return copy ?? v;
-  }
-  if (!isRecord(v)) return v;
-  ancestors.push(v);
-  const src = v as Record<string, unknown>;
-  const keys = Object.keys(src);
-  let copy: Record<string, unknown> | null = null;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as string;
-    const item = src[k];
-    let m: unknown;
-    if (item !== undefined && isMaskedScalar(item) && isMaskedKey(k, settings, inArray)) m = VOLATILE_MARKER;
-    else m = maskValue(item, settings, inArray, ancestors, ids);
-    if (copy !== null) copy[k] = m;
-    else if (m !== item) {
-      copy = Object.create(null) as Record<string, unknown>;
-      for (let j = 0; j < i; j++) copy[keys[j] as string] = src[keys[j] as string];
-      copy[k] = m;
-    }
-  }
-  ancestors.pop();
-  return copy ?? v;
 }
