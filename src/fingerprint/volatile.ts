@@ -151,13 +151,6 @@ const MAY_HOLD_DURATION = /\d ?[smunµ]/;
 /** The duration gate and the temp dirs' `/tmp/`, `/var/folders/` in one scan (most strings have neither). */
 const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 
-/**
- * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`), per-run temp
- * directories (`<tmpdir>`) and measured durations (`<duration>`, see
- * {@link MEASURED_DURATION}) inside a string. Each pattern runs only when
- * a character it requires is present: this is applied to every string of
- * every result.
- */
 /** A process id in prose: "restarted (pid 41117)", "process 8812". */
 const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
 /** The token after a request/trace/span/correlation id label: minted per call. */
@@ -172,6 +165,14 @@ const LABELLED_HEX = /\b(request|trace|span|correlation)(\s*[:=#]?\s*)(?=[0-9a-f
  */
 const FINISHED_IN = /\b((?:FAILED|SUCCESSFUL|SUCCEEDED|[Dd]one|[Ff]inished|[Cc]ompleted|[Ss]ucceeded|[Ff]ailed) in )(?:\d+m ?)?\d+(?:\.\d+)?s\b/g;
 
+/**
+ * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`), per-run temp
+ * directories (`<tmpdir>`) and measured durations (`<duration>`, see
+ * {@link MEASURED_DURATION}) inside a string, then process ids, finished-in
+ * times and labelled request/trace ids. Each pattern runs only when
+ * a character it requires is present: this is applied to every string of
+ * every result.
+ */
 export function maskVolatileText(s: string): string {
   // The shortest duration is 3 chars ("1ms"); the shortest temp dir 15, date-time 16.
   if (s.length < 3) return s;
