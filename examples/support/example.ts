@@ -5,7 +5,6 @@
  * example exits 0 only when its agent was nudged, then blocked, then stopped
  * by a loop break; anything else exits 1 (`npm run examples` relies on it).
  */
-import { frameworkInstrumentations, frameworksReady } from '../../instrumentation/adapters/index.js';
 import type { FrameworkName } from '../../instrumentation/adapters/index.js';
 import { LoopBreakError, register, type LoopEvent } from '../../instrumentation/index.js';
 
@@ -26,13 +25,15 @@ export async function setUp(name: string, framework: FrameworkName, aiModules?: 
   const guard = register({
     serviceName: `loopguard-example-${name}`,
     exporter: exportsSpans ? 'otlp' : 'none',
+    instrumentations: { frameworks: [framework], ...(aiModules ? { aiModules } : {}) },
     onLoop: (e) => {
       events.push(e);
       const what = e.level === 'warning' ? 'NUDGE' : e.level === 'critical' ? 'BLOCK' : 'BREAK';
       console.log(`  step ${String(e.step).padStart(2)}  loopguard ${what.padEnd(5)} ${e.detector} (${e.evidence.count}x): ${clip(e.nudge.split('\n')[0] ?? '', 90)}`);
     },
   });
-  await frameworksReady(frameworkInstrumentations(guard, { frameworks: [framework], ...(aiModules ? { aiModules } : {}) }));
+  // ESM copies of the frameworks are patched asynchronously: wait before the first run.
+  await guard.ready;
   console.log(`\n== ${name} ==`);
   return {
     guard,
