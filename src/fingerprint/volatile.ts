@@ -155,7 +155,8 @@ const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
 /** The token after a request/trace/span/correlation id label: minted per call. */
 const LABELLED_ID = /\b((?:request|trace|span|correlation)[ _-]?id)(\s*[:=#]?\s*)[A-Za-z0-9][\w-]{5,}/gi;
-const MAY_HOLD_LABELLED_ID = /(?:request|trace|span|correlation)/i;
+/** Any word the pid, finished-in and labelled-id patterns start from. */
+const MAY_HOLD_LABELLED_NOISE = /pid|process| in |request|trace|span|correlation/i;
 /** A hex token (letters and digits) right after the same words without "id": "(request 0604cd31)". */
 const LABELLED_HEX = /\b(request|trace|span|correlation)(\s*[:=#]?\s*)(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{5,}\b/gi;
 /**
@@ -182,10 +183,11 @@ export function maskVolatileText(s: string): string {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');
     if (MAY_HOLD_DURATION.test(s)) s = s.replace(MEASURED_DURATION, '<duration>');
   }
-  // After the UUIDs, so a labelled UUID stays a <uuid>.
-  if (s.length >= 5 && (s.indexOf('pid') !== -1 || s.indexOf('process') !== -1)) s = s.replace(TEXT_PID, '$1$2<pid>');
-  if (s.length >= 10 && s.indexOf(' in ') !== -1) s = s.replace(FINISHED_IN, '$1<duration>');
-  if (s.length >= 10 && MAY_HOLD_LABELLED_ID.test(s)) s = s.replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
+  // After the UUIDs, so a labelled UUID stays a <uuid>. All three are prose ("restarted (pid 4)", "FAILED in 4s",
+  // "request id: …"), so strings without a space skip them; one scan decides for the rest.
+  if (s.length >= 5 && s.indexOf(' ') !== -1 && MAY_HOLD_LABELLED_NOISE.test(s)) {
+    s = s.replace(TEXT_PID, '$1$2<pid>').replace(FINISHED_IN, '$1<duration>').replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
+  }
   return s;
 }
 
