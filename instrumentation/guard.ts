@@ -8,7 +8,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
+import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
 import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions } from '../src/fingerprint/index.js';
 import type { HistoryEntry } from '../src/history.js';
@@ -234,7 +234,7 @@ export class Guard {
     if (call.runKey !== undefined) {
       const pre = this.processor.engine.precheck(call.runKey, tool, call.argsHash, call.normArgsHash);
       if (pre) {
-        const refused = await this.refuseIfNeeded(call, pre);
+        const refused = await this.refuseIfNeededSafely(call, pre);
         if (refused.refused) return refused.value;
       }
     }
@@ -337,6 +337,17 @@ export class Guard {
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
     return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message), 'error', false));
+  }
+
+  /** Only the documented verdict errors leave; a failure of loopguard's own lets the call run. */
+  private async refuseIfNeededSafely(call: Call, pre: PreVerdict): Promise<{ refused: false } | { refused: true; value: unknown }> {
+    try {
+      return await this.refuseIfNeeded(call, pre);
+    } catch (err) {
+      if (isLoopGuardVerdictError(err)) throw err;
+      diag.error('loopguard: acting on a verdict before the call failed; the call runs unguarded', err);
+      return { refused: false };
+    }
   }
 
   /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */
