@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
 import type { HistoryEntry } from '../src/history.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
@@ -321,11 +321,17 @@ export class Guard {
       call.runKey,
       this.entry(call, digest.hash, outcome, false, {
         informative: digest.informative,
-        // Only empty answers need the shape (guessed ids or exploration), only pending ones the id (poll or resubmit).
-        shapeHash: outcome === 'empty' ? argsShapeHash(call.args, call.fpOptions) : undefined,
+        // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the
+        // shape, only pending ones the id (poll or resubmit).
+        shapeHash: this.needsShape(call, outcome, digest) ? argsShapeHash(call.args, call.fpOptions) : undefined,
         namesId: outcome === 'pending' && namesAnIdentifier(call.args),
       }),
     );
+  }
+
+  private needsShape(call: Call, outcome: Outcome, digest: ResultDigest): boolean {
+    if (outcome === 'empty') return true;
+    return outcome === 'ok' && digest.informative && this.processor.engine.repeatsLastAnswer(call.runKey!, call.tool, digest.hash);
   }
 
   private recordError(call: Call, err: unknown): Decision {

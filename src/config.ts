@@ -12,6 +12,7 @@ export type DetectorName =
   | 'same-error'
   | 'pending-resubmit'
   | 'pending-poll'
+  | 'same-answer'
   | 'budget';
 
 export const DETECTOR_NAMES: readonly DetectorName[] = [
@@ -25,6 +26,7 @@ export const DETECTOR_NAMES: readonly DetectorName[] = [
   'same-error',
   'pending-resubmit',
   'pending-poll',
+  'same-answer',
   'budget',
 ];
 
@@ -57,6 +59,7 @@ export const TIERED_DETECTORS: readonly TieredDetector[] = [
   'same-error',
   'pending-resubmit',
   'pending-poll',
+  'same-answer',
 ];
 
 type DetectorThresholds = Record<TieredDetector, Thresholds>;
@@ -83,6 +86,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'same-error': t(6, 9, 13),
     'pending-resubmit': t(4, 7, 11),
     'pending-poll': t(15, 0, 0),
+    'same-answer': t(4, 0, 0),
   },
   balanced: {
     'no-progress': t(3, 5, 8),
@@ -94,6 +98,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
     'pending-poll': t(10, 0, 0),
+    'same-answer': t(3, 0, 0),
   },
   aggressive: {
     'no-progress': t(2, 4, 6),
@@ -105,5 +110,6 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'same-error': t(3, 5, 7),
     'pending-resubmit': t(2, 4, 6),
     'pending-poll': t(6, 12, 20),
+    'same-answer': t(3, 6, 10),
   },
 };

@@ -158,6 +158,16 @@ export class LoopEngine {
     return { step: h.total, level, evidence: ranked, notify };
   }
 
+  /**
+   * Does this answer repeat the run's latest call, of the same tool? Only then
+   * is the argument shape worth computing (same-answer tells different
+   * subjects from reworded questions by it).
+   */
+  repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean {
+    const h = this.runs.get(runKey)?.history;
+    return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && h.resultHash(0) === resultHash;
+  }
+
   /** Adds LLM token usage (gen_ai.usage.*) to a run's budget. */
   addTokens(runKey: string, tokens: number): void {
     if (tokens > 0) this.touch(runKey).tokens += tokens;

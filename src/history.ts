@@ -266,6 +266,30 @@ export class RunHistory {
     return n;
   }
 
+  /** Had the tool of the call `back` steps ago already given that answer, earlier in the window? */
+  answeredBefore(back: number): boolean {
+    const tool = this.toolId(back);
+    for (let older = back + 1; older < this.size; older++) {
+      if (this.toolId(older) === tool && this.sameResult(back, older)) return true;
+    }
+    return false;
+  }
+
+  /** Was the call `back` steps ago (same tool and arguments) made before, earlier in the window? */
+  calledBefore(back: number): boolean {
+    for (let older = back + 1; older < this.size; older++) if (this.sameCall(back, older)) return true;
+    return false;
+  }
+
+  /** Has the tool of the call `back` steps ago answered anything else earlier in the window? */
+  toolAnswersVary(back: number): boolean {
+    const tool = this.toolId(back);
+    for (let older = back + 1; older < this.size; older++) {
+      if (this.toolId(older) === tool && !this.sameResult(back, older)) return true;
+    }
+    return false;
+  }
+
   sameResult(a: number, b: number): boolean {
     const x = this.at(a);
     const y = this.at(b);

@@ -262,7 +262,7 @@ export class LoopGuardSpanProcessor {
       this.warnOutsideRun(view.tool);
       return NO_DECISION;
     }
-    return this.judge(span, runKey, this.toEntry(span, view));
+    return this.judge(span, runKey, this.toEntry(span, view, runKey));
   }
 
   /** Engine, span annotations and metrics for one recorded call. */
@@ -287,7 +287,7 @@ export class LoopGuardSpanProcessor {
     return decision;
   }
 
-  private toEntry(span: SpanShape, view: ToolSpanView): HistoryEntry {
+  private toEntry(span: SpanShape, view: ToolSpanView, runKey?: string): HistoryEntry {
     const a = span.attributes;
     const toolOptions = this.engine.options.tools[view.tool];
     const fpOptions = toolOptions && { ignoreArgs: toolOptions.ignoreArgs, volatileKeys: toolOptions.volatileKeys };
@@ -332,7 +332,8 @@ export class LoopGuardSpanProcessor {
       span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
     }
     const action = a[sc.ATTR_LOOPGUARD_ACTION];
-    const shape = outcome === 'empty' ? this.shapeOf(span, view, fpOptions) : undefined;
+    const repeatsLast = outcome === 'ok' && informative && runKey !== undefined && this.engine.repeatsLastAnswer(runKey, view.tool, hash);
+    const shape = outcome === 'empty' || repeatsLast ? this.shapeOf(span, view, fpOptions) : undefined;
     return {
       shapeHash: shape,
       informative,

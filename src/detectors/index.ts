@@ -10,7 +10,7 @@ export type { Continuation, Detector, DetectorContext, Evidence } from './eviden
 
 /** Every detector, with the family names it can report (to honour `disable`). */
 export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly DetectorName[] }> = [
-  { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat'] },
+  { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat', 'same-answer'] },
   { run: repeat, reports: ['repeat'] },
   { run: interleavedNoProgress, reports: ['no-progress'] },
   { run: emptyStreak, reports: ['empty-streak'] },

@@ -2,13 +2,14 @@ import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Detector } from './evidence.js';
 import { pollsAJob } from './periodic.js';
 
-/** Did the call `back` steps ago give an answer its tool had already given earlier in the window? */
-function staleAnswer(h: RunHistory, back: number): boolean {
-  const tool = h.toolId(back);
-  for (let older = back + 1; older < h.size; older++) {
-    if (h.toolId(older) === tool && h.sameResult(back, older)) return true;
-  }
-  return false;
+/**
+ * Filler tells the agent nothing and changes nothing: an answer its tool had
+ * given before, from a call made before or from a tool that always answers
+ * alike (a "think" tool's acknowledgement). A new command whose output
+ * happens to repeat (an edit printing nothing) is an action, not filler.
+ */
+function filler(h: RunHistory, back: number): boolean {
+  return h.answeredBefore(back) && (h.calledBefore(back) || !h.toolAnswersVary(back));
 }
 
 /**
@@ -29,9 +30,9 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
   for (let back = 1; back < h.size; back++) {
     if (!h.sameCall(0, back)) continue;
     if (!h.sameResult(0, back)) break;
-    let filler = true;
-    for (let between = last + 1; between < back && filler; between++) filler = staleAnswer(h, between);
-    if (!filler) break;
+    let quiet = true;
+    for (let between = last + 1; between < back && quiet; between++) quiet = filler(h, between);
+    if (!quiet) break;
     calls++;
     last = back;
   }

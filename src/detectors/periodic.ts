@@ -28,8 +28,8 @@ export const periodic: Detector = (h, ctx, out) => {
     }
   } else {
     const calls = sameAnswerToOtherWords(h);
-    if (calls >= ctx.floor('no-progress', h.toolId(0))) {
-      out.push(evidence(h, 'semantic-repeat', 'no-progress', 1, calls, calls, 'tool'));
+    if (calls >= ctx.floor('same-answer', h.toolId(0))) {
+      out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
       return;
     }
   }
@@ -63,16 +63,28 @@ export function pollsAJob(h: RunHistory, calls: number): boolean {
 }
 
 /**
- * Back-to-back calls of the latest call's tool, with arguments that differ
- * but the same informative answer each time: the same question reworded
- * (synonyms, a path spelt three ways). Bare acknowledgements (`{"ok":true}`)
- * are not informative, so a batch of different operations never counts.
+ * `same-answer`: back-to-back calls of the latest call's tool, with
+ * arguments that differ but the same informative answer each time: the same
+ * question reworded (synonyms, a path spelt three ways). Bare
+ * acknowledgements (`{"ok":true}`) are not informative, so a batch of
+ * different operations never counts; nor do arguments of one shape that
+ * differ in their digits (web-01, web-02: different hosts that answer
+ * alike). The evidence is the results alone, so its tiers only warn.
  */
 function sameAnswerToOtherWords(h: RunHistory): number {
   if (h.outcome(0) !== 'ok' || !h.informative(0)) return 1;
   const tool = h.toolId(0);
   let n = 1;
-  while (n < h.size && h.toolId(n) === tool && h.sameResult(0, n) && h.outcome(n) === 'ok' && !h.sameCall(n - 1, n)) n++;
+  while (
+    n < h.size &&
+    h.toolId(n) === tool &&
+    h.sameResult(0, n) &&
+    h.outcome(n) === 'ok' &&
+    !h.sameCall(n - 1, n) &&
+    !(h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n))
+  ) {
+    n++;
+  }
   return n;
 }
 

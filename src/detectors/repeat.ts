@@ -15,8 +15,15 @@ export const repeat: Detector = (h, ctx, out) => {
   // Every repeat of a result needs an occurrence, so too few occurrences cannot score: count before collecting.
   if (h.earlierSameCalls() < floor) return;
   // Failures are retry-storm's: a check that failed until it finally succeeded is progress.
+  // Progress resets the count: occurrences before a call that got a new answer (a commit, a page) do not count.
   const seen: number[] = [0];
-  for (let back = 1; back < h.size; back++) if (h.sameCall(0, back) && h.outcome(back) !== 'error') seen.push(back);
+  for (let back = 1; back < h.size; back++) {
+    if (h.sameCall(0, back)) {
+      if (h.outcome(back) !== 'error') seen.push(back);
+    } else if (!h.answeredBefore(back)) {
+      break;
+    }
+  }
   if (seen.length - 1 < floor) return;
   // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
   if (h.exactRun(1) + 1 >= seen.length) return;

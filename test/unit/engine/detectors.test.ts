@@ -78,9 +78,15 @@ describe('semantic-repeat', () => {
 
 describe('repeat', () => {
   it('flags a call made again and again between other steps, its results coming back', () => {
-    const calls = times(18, (i) => (i % 3 === 0 ? { tool: 'status', args: 's', result: i % 2 ? 'A' : 'B' } : { tool: 'work', args: `step ${i}`, result: `r${i}` }));
+    // The steps in between report nothing new (the same acknowledgement), so nothing resets the count.
+    const calls = times(21, (i) => (i % 3 === 0 ? { tool: 'status', args: 's', result: i % 2 ? 'A' : 'B' } : { tool: 'work', args: `step ${i}`, result: 'queued' }));
     const r = feed(calls);
     expect(r.detectors.filter(Boolean)).toContain('repeat');
+  });
+
+  it('counts nothing across progress: a commit between two clean statuses is new work', () => {
+    const calls = times(16, (i) => (i % 2 ? { tool: 'git_status', args: '', result: 'clean' } : { tool: 'git_commit', args: `change ${i}`, result: `sha ${i}` }));
+    expect(feed(calls).firstWarning).toBeNull();
   });
 
   it('does not flag a repeated call whose results keep changing (reading a growing log)', () => {
@@ -178,9 +184,16 @@ describe('no-progress with filler', () => {
 
 describe('the same answer to other words', () => {
   it('flags a question reworded while the informative answer stays the same', () => {
-    const r = feed(times(4, (i) => ({ tool: 'search', args: `wording ${i}`, result: 'same hits', informative: true })));
+    const r = feed(times(6, (i) => ({ tool: 'search', args: `wording ${i}`, result: 'same hits', informative: true })));
     expect(r.firstWarning).toBe(3);
-    expect(r.detectors[2]).toBe('semantic-repeat');
+    expect(r.detectors[2]).toBe('same-answer');
+    // The results alone are weak evidence: it warns, it never blocks.
+    expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
+  });
+
+  it('leaves different subjects that answer alike alone (hosts web-01, web-02, …)', () => {
+    const r = feed(times(6, (i) => ({ tool: 'ssh', args: `web-0${i}`, shape: 'web-0', result: 'same df output', informative: true })));
+    expect(r.firstWarning).toBeNull();
   });
 
   it('leaves a batch of different operations acknowledged alike alone', () => {

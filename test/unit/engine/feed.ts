@@ -12,6 +12,8 @@ export interface Call {
   outcome?: Outcome;
   informative?: boolean;
   namesId?: boolean;
+  /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
+  shape?: string;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
@@ -28,6 +30,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       outcome: c.outcome ?? 'ok',
       informative: c.informative,
       namesId: c.namesId,
+      shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
       startMs: 0,
       endMs: 0,
