@@ -77,7 +77,7 @@ function normalizeUncached(s: string): string {
     else if (CODE_CHAR_CODES[c] === 1) code = true;
   }
   if (prevSpace && n > 0) anomaly = true;
-  if (code) return anomaly ? collapse(s) : s;
+  if (code) return spaces > 0 || anomaly ? collapseCode(s) : s;
   if (!anomaly && !upper && !isTerminalMark(s.charCodeAt(n - 1))) {
     if (spaces === 0) return s;
     // Already lower-case and single-spaced: only a repeated token can change it.
@@ -98,10 +98,19 @@ function hasRepeat(tokens: string[]): boolean {
   return false;
 }
 
-function collapse(s: string): string {
+/**
+ * Code keeps its case and its words, but spacing is style: runs collapse, and
+ * a space next to an operator or separator goes (`1249.99 * 0.0825` is
+ * `1249.99*0.0825`, `f(a, b)` is `f(a,b)`). `-` is not among them: flags
+ * (`ls -la`) need their space.
+ */
+function collapseCode(s: string): string {
   const trimmed = s.trim();
-  return trimmed === '' ? '' : trimmed.split(WHITESPACE_RUN).join(' ');
+  if (trimmed === '') return '';
+  const out = trimmed.split(WHITESPACE_RUN).join(' ').replace(SPACE_AT_OPERATOR, '$1');
+  return out === s ? s : out;
 }
+const SPACE_AT_OPERATOR = / ?([=(){}[\]<>;|&,*+/]) ?/g;
 
 /** Case folding and repeated-word dropping over whitespace-separated tokens; `changed` says the tokens are already known not to rejoin into `original`. */
 function prose(tokens: string[], original: string, changed: boolean, isWord: (t: string) => boolean): string {
@@ -192,9 +201,6 @@ function normalizeUnicode(s: string): string {
   if (s.indexOf(' ') === -1 && !MAYBE_CHANGES.test(s) && !isTerminalMark(s.charCodeAt(s.length - 1))) return s;
   const trimmed = s.trim();
   if (trimmed === '') return '';
-  if (CODE_CHARS.test(trimmed)) {
-    const out = trimmed.split(WHITESPACE_RUN).join(' ');
-    return out === s ? s : out;
-  }
+  if (CODE_CHARS.test(trimmed)) return collapseCode(s);
   return prose(trimmed.split(WHITESPACE_RUN), s, true, isUnicodeWord);
 }

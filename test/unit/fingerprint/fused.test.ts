@@ -69,7 +69,7 @@ function referenceNormalize(s: string): string {
   const trimmed = s.trim();
   if (trimmed === '') return '';
   const tokens = trimmed.split(/\s+/);
-  if (/[=(){}[\]<>;|&$`\\*]/.test(trimmed)) return tokens.join(' ');
+  if (/[=(){}[\]<>;|&$`\\*]/.test(trimmed)) return tokens.join(' ').replace(/ ?([=(){}[\]<>;|&,*+/]) ?/g, '$1');
   // Terminal ? ! . go from the last token when a plain word ending in a letter is left.
   const end = /^(.*?)[.!?]+$/u.exec(tokens[tokens.length - 1] as string);
   if (end !== null && /^[\p{L}\p{M}]+(?:['’-][\p{L}\p{M}]+)*$/u.test(end[1] as string)) tokens[tokens.length - 1] = end[1] as string;

@@ -88,10 +88,14 @@ describe('normalisation keeps calls that do different things apart', () => {
     expect(norm(a)).not.toBe(norm(b));
   });
 
-  it('leaves code-like strings untouched except whitespace', () => {
+  it('keeps the case and words of code-like strings; only spacing goes (runs, and spaces at operators)', () => {
     const cmd = `python -c "compile(open('a.py').read(), 'a.py', 'exec')"`;
-    expect(normalizeText(cmd)).toBe(cmd);
-    expect(normalizeText(`  grep -R  "Foo" src | wc -l `)).toBe(`grep -R "Foo" src | wc -l`);
+    expect(normalizeText(cmd)).toBe(`python -c "compile(open('a.py').read(),'a.py','exec')"`);
+    expect(normalizeText(cmd)).not.toBe(normalizeText(cmd.replaceAll('a.py', 'b.py')));
+    expect(normalizeText(`  grep -R  "Foo" src | wc -l `)).toBe(`grep -R "Foo" src|wc -l`);
+    expect(normalizeText('1249.99 * 0.0825')).toBe(normalizeText('1249.99*0.0825'));
+    expect(normalizeText('SELECT * FROM t WHERE a = 1')).toBe(normalizeText('SELECT *  FROM t WHERE a=1'));
+    expect(normalizeText('ls -la')).toBe('ls -la');
   });
 });
 
