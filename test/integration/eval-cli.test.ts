@@ -204,6 +204,17 @@ describe("loopguard eval --json on loopguard's own corpus", () => {
   });
 });
 
+describe('loopguard eval --json on the fp-hunt corpus (legitimate repetition that looks like a loop)', () => {
+  const fpHunt = resolve(repoRoot, 'test/corpus/fp-hunt.jsonl');
+
+  it('meets the acceptance bar there too', async () => {
+    const r = await evalJson(fpHunt);
+    expect(r.code).toBe(0);
+    checkShape(r.result, readCorpus(fpHunt));
+    expectAcceptance(r.result);
+  });
+});
+
 describe('loopguard eval rejects unreadable input with exit 2', () => {
   const expected: Record<string, { line: number; field: string }> = {
     'bad-json.jsonl': { line: 2, field: '(line)' },
