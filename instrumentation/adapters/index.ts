@@ -5,6 +5,7 @@ import { LangChainInstrumentation } from './langchain/instrumentation.js';
 import { McpClientInstrumentation } from './mcp/instrumentation.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents/instrumentation.js';
 import type { ToolCallGuard } from './shared/guard-like.js';
+import { LoopGuardConfigError } from '../../src/options.js';
 
 export { AiSdkInstrumentation, LangChainInstrumentation, McpClientInstrumentation, OpenAIAgentsInstrumentation };
 export type { AiSdkInstrumentationConfig, ToolCallGuard };
@@ -26,6 +27,8 @@ const ALL: FrameworkName[] = ['ai-sdk', 'langchain', 'mcp', 'openai-agents'];
 
 /** One set of adapters per guard and framework: asking again (register() and user code both may) returns the same ones. */
 const created = new WeakMap<ToolCallGuard, Map<FrameworkName, FrameworkInstrumentation>>();
+/** The module list each AI SDK adapter was made with. */
+const aiModulesOf = new WeakMap<FrameworkInstrumentation, string>();
 
 /**
  * The framework adapters `register()` enables: each routes its framework's
@@ -41,9 +44,20 @@ export function frameworkInstrumentations(guard: ToolCallGuard, options: Framewo
     mcp: () => new McpClientInstrumentation({ guard }),
     'openai-agents': () => new OpenAIAgentsInstrumentation({ guard }),
   };
+  const aiModules = JSON.stringify(options.aiModules ?? null);
   return (options.frameworks ?? ALL).map((name) => {
     let instrumentation = existing.get(name);
-    if (!instrumentation) existing.set(name, (instrumentation = make[name]()));
+    if (!instrumentation) {
+      existing.set(name, (instrumentation = make[name]()));
+      if (name === 'ai-sdk') aiModulesOf.set(instrumentation, aiModules);
+    } else if (name === 'ai-sdk' && aiModulesOf.get(instrumentation) !== aiModules) {
+      // Silently keeping the first adapter would leave the modules asked for now unpatched.
+      throw new LoopGuardConfigError(
+        'aiModules',
+        'the same list as when this guard\'s AI SDK adapter was created (configure it once, e.g. register({ instrumentations: { aiModules } }))',
+        options.aiModules,
+      );
+    }
     return instrumentation;
   });
 }

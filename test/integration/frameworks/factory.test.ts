@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Agent } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import { frameworkInstrumentations, frameworksReady } from '../../../instrumentation/adapters/index.js';
+import { LoopGuardConfigError } from '../../../src/options.js';
 import { createHarness } from '../../support/harness.js';
 
 const integrations = () => (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] }).AI_SDK_TELEMETRY_INTEGRATIONS ?? [];
@@ -38,6 +39,17 @@ describe('frameworkInstrumentations', () => {
     const adapters = frameworkInstrumentations(h.guard, { frameworks: ['mcp'] });
     await frameworksReady(adapters);
     expect(adapters.map((a) => a.instrumentationName)).toEqual(['loopguard-instrumentation-mcp']);
+    for (const a of adapters) a.disable();
+    await h.close();
+  });
+
+  it('refuses to hand back an AI SDK adapter made for other modules than the ones asked for now', async () => {
+    const h = createHarness();
+    const adapters = frameworkInstrumentations(h.guard, { frameworks: ['ai-sdk'] });
+    await frameworksReady(adapters);
+    expect(() => frameworkInstrumentations(h.guard, { frameworks: ['ai-sdk'], aiModules: ['ai-v6'] })).toThrow(LoopGuardConfigError);
+    expect(() => frameworkInstrumentations(h.guard, { frameworks: ['ai-sdk'], aiModules: ['ai-v6'] })).toThrow(/aiModules/);
+    expect(frameworkInstrumentations(h.guard, { frameworks: ['ai-sdk'] })).toEqual(adapters);
     for (const a of adapters) a.disable();
     await h.close();
   });
