@@ -86,7 +86,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'same-error': t(6, 9, 13),
     'pending-resubmit': t(4, 7, 11),
     'pending-poll': t(15, 0, 0),
-    'same-answer': t(4, 0, 0),
+    'same-answer': t(5, 0, 0),
   },
   balanced: {
     'no-progress': t(3, 5, 8),
@@ -98,7 +98,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
     'pending-poll': t(10, 0, 0),
-    'same-answer': t(3, 0, 0),
+    'same-answer': t(4, 0, 0),
   },
   aggressive: {
     'no-progress': t(2, 4, 6),

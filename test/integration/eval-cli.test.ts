@@ -204,15 +204,16 @@ describe("loopguard eval --json on loopguard's own corpus", () => {
   });
 });
 
-describe('loopguard eval --json on the fp-hunt corpus (legitimate repetition that looks like a loop)', () => {
-  const fpHunt = resolve(repoRoot, 'test/corpus/fp-hunt.jsonl');
-
-  it('meets the acceptance bar there too', async () => {
-    const r = await evalJson(fpHunt);
-    expect(r.code).toBe(0);
-    checkShape(r.result, readCorpus(fpHunt));
-    expectAcceptance(r.result);
-  });
+describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate repetition that looks like a loop)', () => {
+  for (const name of ['fp-hunt.jsonl', 'domains.jsonl']) {
+    it(`meets the acceptance bar on ${name} too`, async () => {
+      const file = resolve(repoRoot, 'test/corpus', name);
+      const r = await evalJson(file);
+      expect(r.code).toBe(0);
+      checkShape(r.result, readCorpus(file));
+      expectAcceptance(r.result);
+    });
+  }
 });
 
 describe('loopguard eval rejects unreadable input with exit 2', () => {
