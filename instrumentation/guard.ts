@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
 import type { HistoryEntry } from '../src/history.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
@@ -323,15 +323,16 @@ export class Guard {
         informative: digest.informative,
         // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the
         // shape, only pending ones the id (poll or resubmit).
-        shapeHash: this.needsShape(call, outcome, digest) ? argsShapeHash(call.args, call.fpOptions) : undefined,
+        shapeHash: this.shapeOf(call, outcome, digest),
         namesId: outcome === 'pending' && namesAnIdentifier(call.args),
       }),
     );
   }
 
-  private needsShape(call: Call, outcome: Outcome, digest: ResultDigest): boolean {
-    if (outcome === 'empty') return true;
-    return outcome === 'ok' && digest.informative && this.processor.engine.repeatsLastAnswer(call.runKey!, call.tool, digest.hash);
+  private shapeOf(call: Call, outcome: Outcome, digest: ResultDigest): string | undefined {
+    if (outcome === 'empty') return argsShapeHash(call.args, call.fpOptions);
+    const repeats = outcome === 'ok' && digest.informative && this.processor.engine.repeatsLastAnswer(call.runKey!, call.tool, digest.hash);
+    return repeats ? subjectShapeHash(call.args, call.fpOptions) : undefined;
   }
 
   private recordError(call: Call, err: unknown): Decision {

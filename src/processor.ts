@@ -10,7 +10,7 @@ import {
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, type FingerprintOptions } from './fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
@@ -333,7 +333,7 @@ export class LoopGuardSpanProcessor {
     }
     const action = a[sc.ATTR_LOOPGUARD_ACTION];
     const repeatsLast = outcome === 'ok' && informative && runKey !== undefined && this.engine.repeatsLastAnswer(runKey, view.tool, hash);
-    const shape = outcome === 'empty' || repeatsLast ? this.shapeOf(span, view, fpOptions) : undefined;
+    const shape = outcome === 'empty' || repeatsLast ? this.shapeOf(span, view, fpOptions, outcome === 'empty') : undefined;
     return {
       shapeHash: shape,
       informative,
@@ -349,11 +349,12 @@ export class LoopGuardSpanProcessor {
     };
   }
 
-  private shapeOf(span: SpanShape, view: ToolSpanView, fpOptions: FingerprintOptions | undefined): string | undefined {
+  /** Empty answers get the digit-folded shape (guessed ids), repeated answers the subject shape (other things asked alike). */
+  private shapeOf(span: SpanShape, view: ToolSpanView, fpOptions: FingerprintOptions | undefined, empty: boolean): string | undefined {
     const own = span.attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH];
     if (typeof own === 'string') return own;
     if (!view.hasArgs) return undefined;
-    const shape = argsShapeHash(view.args, fpOptions);
+    const shape = empty ? argsShapeHash(view.args, fpOptions) : subjectShapeHash(view.args, fpOptions);
     span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, shape);
     return shape;
   }

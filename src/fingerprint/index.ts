@@ -80,6 +80,36 @@ export function argsShapeHash(args: unknown, opts?: FingerprintOptions): string 
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
   return hashText(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)).replace(DIGIT_RUNS_OUTSIDE_DATES, foldDigits));
 }
+/**
+ * Hash of the "subject shape" of a call's arguments: single-word values that
+ * name a thing (a city, a SKU, a host, a date) and every number become
+ * placeholders; free text and path-like values (with `/` or `.`) stay. Two
+ * calls with one subject shape ask the same kind of question about different
+ * things (weather in Lisbon, then Faro); calls whose shapes differ reword
+ * the question (synonyms, a path spelt three ways). Never throws.
+ */
+export function subjectShapeHash(args: unknown, opts?: FingerprintOptions): string {
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  try {
+    return hashValue(subjectShape(asJsonValue(args, maxBytes), 0), maxBytes);
+  } catch {
+    return argsShapeHash(args, opts);
+  }
+}
+
+const SUBJECT = '$lg:subject';
+const NAMING_WORD = /^[^\s/.]+$/;
+
+function subjectShape(value: unknown, depth: number): unknown {
+  if (typeof value === 'number') return 0;
+  if (typeof value === 'string') return NAMING_WORD.test(value) ? SUBJECT : value;
+  if (typeof value !== 'object' || value === null || depth >= 16) return value;
+  if (Array.isArray(value)) return value.map((v) => subjectShape(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = subjectShape(v, depth + 1);
+  return out;
+}
+
 /** A date (kept whole: its digits name a day, not a guess) or a run of digits (folded). */
 const DIGIT_RUNS_OUTSIDE_DATES = /\d{4}-\d{2}-\d{2}|[0-9]+/g;
 const foldDigits = (run: string): string => (run.length === 10 && run.charCodeAt(4) === 45 ? run : '0');
