@@ -9,13 +9,13 @@
  * loopguard collector on the way.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { trackServices } from './scenarios/running-services.js';
 import { nodeAgent, runAgent } from './scenarios/agent-process.js';
 import { expectNormalRunInJaeger, expectStoppedRunInJaeger } from './scenarios/jaeger-runs.js';
 import { parseExposition, sampleValue } from './scenarios/prometheus-text.js';
 import {
   collectorConfigPath,
-  describeLog,
   freePort,
   jaegerEvents,
   jaegerTag,
@@ -27,7 +27,6 @@ import {
   type JaegerInstance,
   type LoopguardCollectorInstance,
   type OtelcolInstance,
-  type ServiceHandle,
 } from './support/index.js';
 
 interface RunLine {
@@ -40,21 +39,21 @@ interface RunLine {
   failedSpans: number;
 }
 
-const running: { service: ServiceHandle; stop(): Promise<void> }[] = [];
+const services = trackServices();
 let jaeger: JaegerInstance;
 let loopguard: LoopguardCollectorInstance;
 let gateway: OtelcolInstance;
 
 beforeAll(async () => {
-  try {
+  await services.starting(async () => {
     jaeger = await startJaeger();
-    running.push(jaeger);
+    services.add(jaeger);
     const annotatedPort = await freePort();
     loopguard = await startLoopguardCollector({
       forwardEndpoint: `http://127.0.0.1:${annotatedPort}`,
       env: { LOOPGUARD_COLLECTOR_BATCH_INTERVAL_MS: '100' },
     });
-    running.push(loopguard);
+    services.add(loopguard);
     gateway = await startOtelcol(
       collectorConfigPath('otelcol', 'gateway.yaml'),
       {
@@ -64,19 +63,8 @@ beforeAll(async () => {
       },
       { name: 'otelcol-gateway' },
     );
-    running.push(gateway);
-  } catch (error) {
-    await Promise.all(running.map((instance) => instance.stop()));
-    throw error;
-  }
-});
-
-afterEach(({ task }) => {
-  if (task.result?.state === 'fail') for (const { service } of running) console.error(describeLog(service, 60));
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((instance) => instance.stop()));
+    services.add(gateway);
+  });
 });
 
 describe('agent -> Collector gateway -> loopguard collector -> Jaeger', () => {

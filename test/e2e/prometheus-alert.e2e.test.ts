@@ -14,9 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nodeAgent, runAgent, startAgent, type RunningAgent } from './scenarios/agent-process.js';
 import { rulesFiringAtOnce, type RulesCopy } from './scenarios/prometheus-rules.js';
+import { trackServices } from './scenarios/running-services.js';
 import {
   collectorConfigPath,
-  describeLog,
   getJson,
   prometheusAlerts,
   prometheusQuery,
@@ -26,7 +26,6 @@ import {
   waitFor,
   type LoopguardCollectorInstance,
   type PrometheusInstance,
-  type ServiceHandle,
 } from './support/index.js';
 
 interface AgentLine {
@@ -40,7 +39,7 @@ interface AgentLine {
   failedSpans?: number;
 }
 
-const running: { service: ServiceHandle; stop(): Promise<void> }[] = [];
+const services = trackServices();
 const agents: RunningAgent<AgentLine>[] = [];
 let rules: RulesCopy | undefined;
 let loopguard: LoopguardCollectorInstance;
@@ -48,32 +47,31 @@ let prometheus: PrometheusInstance;
 
 beforeAll(async () => {
   try {
-    rules = rulesFiringAtOnce(collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'), ['LoopguardRunStopped']);
-    // Analyse only: this scenario is about metrics, not traces.
-    loopguard = await startLoopguardCollector();
-    running.push(loopguard);
-    prometheus = await startPrometheus(collectorConfigPath('prometheus', 'prometheus.yml'), rules.path, {
-      targets: { 'loopguard-collector': [loopguard.target] },
-    });
-    running.push(prometheus);
-    await waitFor(async () => (await prometheusTargets(prometheus.url)).some((target) => target.health === 'up'), {
-      description: 'Prometheus scraping the loopguard collector',
+    await services.starting(async () => {
+      rules = rulesFiringAtOnce(collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'), ['LoopguardRunStopped']);
+      // Analyse only: this scenario is about metrics, not traces.
+      loopguard = services.add(await startLoopguardCollector());
+      prometheus = services.add(
+        await startPrometheus(collectorConfigPath('prometheus', 'prometheus.yml'), rules.path, {
+          targets: { 'loopguard-collector': [loopguard.target] },
+        }),
+      );
+      await waitFor(async () => (await prometheusTargets(prometheus.url)).some((target) => target.health === 'up'), {
+        description: 'Prometheus scraping the loopguard collector',
+      });
     });
   } catch (error) {
-    await Promise.all(running.map((instance) => instance.stop()));
     rules?.remove();
     throw error;
   }
 });
 
-afterEach(async ({ task }) => {
+afterEach(async () => {
   await Promise.all(agents.map((agent) => agent.kill()));
-  if (task.result?.state === 'fail') for (const { service } of running) console.error(describeLog(service, 60));
 });
 
 afterAll(async () => {
   await Promise.all(agents.map((agent) => agent.kill()));
-  await Promise.all(running.map((instance) => instance.stop()));
   rules?.remove();
 });
 

@@ -7,19 +7,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS_DIR, runAgent, type AgentCommand } from './scenarios/agent-process.js';
 import { expectNormalRunInJaeger, expectStoppedRunInJaeger } from './scenarios/jaeger-runs.js';
 import { ensurePythonEnv, type PythonEnv } from './scenarios/python-env.js';
+import { trackServices } from './scenarios/running-services.js';
 import {
-  describeLog,
   jaegerTag,
   loopguardRunVerdict,
   startJaeger,
   startLoopguardCollector,
   type JaegerInstance,
   type LoopguardCollectorInstance,
-  type ServiceHandle,
 } from './support/index.js';
 
 interface Verdict {
@@ -50,7 +49,7 @@ interface RunLine {
   failed_spans: number;
 }
 
-const running: { service: ServiceHandle; stop(): Promise<void> }[] = [];
+const services = trackServices();
 let python: PythonEnv;
 let jaeger: JaegerInstance;
 let loopguard: LoopguardCollectorInstance;
@@ -59,24 +58,13 @@ beforeAll(async () => {
   // Cold: creates the venv and pip-installs the SDK (about 15 s); warm: reads a stamp.
   python = ensurePythonEnv();
   if (python.installSeconds > 0) console.info(`installed the OpenTelemetry Python SDK into ${python.dir} in ${python.installSeconds}s`);
-  try {
+  await services.starting(async () => {
     jaeger = await startJaeger();
-    running.push(jaeger);
+    services.add(jaeger);
     loopguard = await startLoopguardCollector({ forwardEndpoint: jaeger.otlpHttpUrl, env: { LOOPGUARD_COLLECTOR_BATCH_INTERVAL_MS: '100' } });
-    running.push(loopguard);
-  } catch (error) {
-    await Promise.all(running.map((instance) => instance.stop()));
-    throw error;
-  }
+    services.add(loopguard);
+  });
 }, 420_000);
-
-afterEach(({ task }) => {
-  if (task.result?.state === 'fail') for (const { service } of running) console.error(describeLog(service, 60));
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((instance) => instance.stop()));
-});
 
 function pythonAgent(service: string, mode: 'looping' | 'normal', extra: readonly string[] = []): AgentCommand {
   return {

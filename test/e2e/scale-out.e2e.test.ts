@@ -17,13 +17,13 @@
  *   spans as the agent sent, and the replicas received and forwarded them all.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { trackServices } from './scenarios/running-services.js';
 import { nodeAgent, runAgent } from './scenarios/agent-process.js';
 import { rootSpan, toolSpans } from './scenarios/jaeger-runs.js';
 import { sampleValue, scrape } from './scenarios/prometheus-text.js';
 import {
   collectorConfigPath,
-  describeLog,
   jaegerEvents,
   jaegerFindTraces,
   jaegerTag,
@@ -36,7 +36,6 @@ import {
   type JaegerTrace,
   type LoopguardCollectorInstance,
   type OtelcolInstance,
-  type ServiceHandle,
 } from './support/index.js';
 
 const LOOPING_RUNS = 100;
@@ -61,15 +60,15 @@ interface Verdict {
   stopped: boolean;
 }
 
-const running: { service: ServiceHandle; stop(): Promise<void> }[] = [];
+const services = trackServices(40);
 let jaeger: JaegerInstance;
 const replicas: LoopguardCollectorInstance[] = [];
 let balancer: OtelcolInstance;
 
 beforeAll(async () => {
-  try {
+  await services.starting(async () => {
     jaeger = await startJaeger();
-    running.push(jaeger);
+    services.add(jaeger);
     const sidecars: OtelcolInstance[] = [];
     for (const index of [1, 2]) {
       const replica = await startLoopguardCollector({
@@ -77,10 +76,10 @@ beforeAll(async () => {
         forwardEndpoint: jaeger.otlpHttpUrl,
         env: { LOOPGUARD_COLLECTOR_BATCH_INTERVAL_MS: '100' },
       });
-      running.push(replica);
+      services.add(replica);
       replicas.push(replica);
       const sidecar = await startOtelcol(collectorConfigPath('otelcol', 'scale-out-sidecar.yaml'), { LOOPGUARD_COLLECTOR_ENDPOINT: replica.url }, { name: `otelcol-sidecar-${index}` });
-      running.push(sidecar);
+      services.add(sidecar);
       sidecars.push(sidecar);
     }
     balancer = await startOtelcol(
@@ -88,19 +87,8 @@ beforeAll(async () => {
       { LOOPGUARD_SIDECARS: `[${sidecars.map((sidecar) => sidecar.sidecarGrpcEndpoint).join(', ')}]` },
       { name: 'otelcol-lb' },
     );
-    running.push(balancer);
-  } catch (error) {
-    await Promise.all(running.map((instance) => instance.stop()));
-    throw error;
-  }
-});
-
-afterEach(({ task }) => {
-  if (task.result?.state === 'fail') for (const { service } of running) console.error(describeLog(service, 40));
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((instance) => instance.stop()));
+    services.add(balancer);
+  });
 });
 
 /** Which replicas know the run, with their verdicts. */
