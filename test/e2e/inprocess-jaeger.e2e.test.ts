@@ -11,16 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nodeAgent, runAgent } from './scenarios/agent-process.js';
 import { expectNormalRunInJaeger, expectStoppedRunInJaeger } from './scenarios/jaeger-runs.js';
 import { describeLog, startJaeger, type JaegerInstance } from './support/index.js';
-
-interface RunReport {
-  run: string;
-  traceId: string;
-  toolCalls: number;
-  stopped: boolean;
-  breakStep?: number;
-  reason?: string;
-  detector?: string;
-}
+import type { RunReport } from './agents/inprocess-agent.js';
 
 let jaeger: JaegerInstance | undefined;
 

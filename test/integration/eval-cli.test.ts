@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CommandIO } from '../../src/cli/io.js';
+import type { CaseScore, Summary } from '../../src/eval/score.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,33 +37,10 @@ const SUMMARY_KEYS = [
   'tp',
 ];
 
-interface CaseOut {
-  id: string;
-  label: 'normal' | 'loop';
-  firstWarning: number | null;
-  firstCritical: number | null;
-  firstBreak: number | null;
-  detectors: string[];
-  verdict: 'tp' | 'fp' | 'tn' | 'fn';
-  late: boolean;
-  missedBreak: boolean;
-}
-interface SummaryOut {
-  cases: number;
-  tp: number;
-  fp: number;
-  tn: number;
-  fn: number;
-  falseTerminations: number;
-  late: number;
-  missedBreaks: number;
-  recall: number | null;
-  falsePositiveRate: number | null;
-  meanStepsToDetect: number | null;
-}
+/** The JSON of DESIGN §6; the key lists above pin it independently of these types. */
 interface EvalOut {
-  cases: CaseOut[];
-  summary: SummaryOut;
+  cases: CaseScore[];
+  summary: Summary;
 }
 
 interface CorpusLine {
@@ -119,7 +97,7 @@ function checkShape(out: EvalOut, corpus: CorpusLine[]): void {
     if (t.label === 'normal') expect([c.late, c.missedBreak], c.id).toEqual([false, false]);
   });
   const s = out.summary;
-  const count = (v: CaseOut['verdict']) => out.cases.filter((c) => c.verdict === v).length;
+  const count = (v: CaseScore['verdict']) => out.cases.filter((c) => c.verdict === v).length;
   expect(s.cases).toBe(corpus.length);
   expect([s.tp, s.fp, s.tn, s.fn]).toEqual([count('tp'), count('fp'), count('tn'), count('fn')]);
   expect(s.falseTerminations).toBe(out.cases.filter((c) => c.label === 'normal' && c.firstBreak !== null).length);

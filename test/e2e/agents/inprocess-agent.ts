@@ -51,7 +51,8 @@ const tools = guard.wrapTools({
   },
 });
 
-interface RunReport {
+/** One line the agent prints per run (the e2e test reads them). */
+export interface RunReport {
   run: string;
   traceId: string;
   toolCalls: number;
