@@ -69,7 +69,7 @@ const ops = {
     sink.value += hashText(CANONICAL_ARGS[i % PAYLOAD_COUNT]!).length;
   },
   canonicalizeMaskedResult: (i) => {
-    sink.value += canonicalizeMasked(RESULTS[i % PAYLOAD_COUNT], DEFAULT_MAX_BYTES, DEFAULT_MASK).length;
+    sink.value += canonicalizeMasked(RESULTS[i % PAYLOAD_COUNT], DEFAULT_MAX_BYTES, DEFAULT_MASK).text.length;
   },
   classifyResult: (i) => {
     sink.value += classifyResult(RESULTS[i % PAYLOAD_COUNT]).length;

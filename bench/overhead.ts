@@ -4,6 +4,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import { register } from '../instrumentation/register.js';
 import { LoopGuardSpanProcessor } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
+import { hashText } from '../src/fingerprint/hash.js';
 import { DiscardingSpanExporter } from './discard-exporter.js';
 import { ARGS, PAYLOAD_COUNT, RESULTS, meanJsonBytes, searchTool, type SearchArgs } from './payloads.js';
 import { cpuNs, median, nowNs, round, spread } from './stats.js';
@@ -16,7 +17,14 @@ import { cpuNs, median, nowNs, round, spread } from './stats.js';
  * arguments (rotating among 50) inside a root span renewed every
  * `callsPerRun` calls, so loopguard sees normal runs that never reach the
  * tool-call fuse. Sides alternate within each round and which goes first
- * alternates between rounds, so drift (JIT, GC, thermal) hits both alike.
+ * rotates between rounds, so drift (JIT, GC, thermal) hits all alike.
+ *
+ * A third side, the contract floor, is the plain span plus the least any
+ * implementation of DESIGN §4 must do on the calling path: SHA-256 of the
+ * arguments before the call and of the result after it, written as the two
+ * hash attributes, over plain `JSON.stringify` (cheaper than any canonical
+ * form) and with no detection at all. `floorRatio` says how much of the bar
+ * the contract itself uses up on this machine.
  */
 
 export interface OverheadOptions {
@@ -34,6 +42,9 @@ export interface OverheadResult {
   loopguardNsPerCall: number;
   addedNsPerCall: number;
   medianOfRoundRatios: number;
+  /** The contract floor (see above) against the plain span: no loop detector that writes the hashes can be cheaper. */
+  floorRatio: number;
+  floorNsPerCall: number;
   /** The same comparison in CPU time (process user + system): a cross-check that other load on the machine does not move. */
   cpuRatio: number;
   cpuNsPerCall: { baseline: number; loopguard: number };
@@ -47,7 +58,7 @@ export interface OverheadResult {
   callsPerRun: number;
   argsBytes: number;
   resultBytes: number;
-  spansExported: { baseline: number; loopguard: number };
+  spansExported: { baseline: number; floor: number; loopguard: number };
   spansExpected: number;
   detections: number;
 }
@@ -56,14 +67,18 @@ type Side = (calls: number) => Promise<void>;
 
 const TOOL = 'search';
 
-function baselineSide(tracer: Tracer, cursor: { i: number }, callsPerRun: number): Side {
+/** The plain span call, or (`hashes`) the contract floor: the same span with both hash attributes. */
+function plainSide(tracer: Tracer, cursor: { i: number }, callsPerRun: number, hashes: boolean): Side {
   const callOnce = (args: SearchArgs) =>
     tracer.startActiveSpan(
       `${sc.GEN_AI_OPERATION_EXECUTE_TOOL} ${TOOL}`,
       { kind: SpanKind.INTERNAL, attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: TOOL } },
       async (span) => {
         try {
-          return await searchTool(args);
+          if (hashes) span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, hashText(JSON.stringify(args)));
+          const result = await searchTool(args);
+          if (hashes) span.setAttribute(sc.ATTR_LOOPGUARD_RESULT_HASH, hashText(JSON.stringify(result)));
+          return result;
         } finally {
           span.end();
         }
@@ -111,6 +126,8 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
 
   const baselineExporter = new DiscardingSpanExporter();
   const baselineProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(baselineExporter)] });
+  const floorExporter = new DiscardingSpanExporter();
+  const floorProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(floorExporter)] });
 
   let detections = 0;
   const loopguardExporter = new DiscardingSpanExporter();
@@ -119,45 +136,47 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
   const guard = register({ tracerProvider: loopguardProvider, processor, instrumentations: false });
 
   try {
-    const baseline = baselineSide(baselineProvider.getTracer('bench'), { i: 0 }, callsPerRun);
     const search = guard.wrapTool(TOOL, searchTool);
-    const loopguard = loopguardSide(search, (fn) => guard.run('bench', fn), { i: 0 }, callsPerRun);
-
-    const baselineNs: number[] = [];
-    const loopguardNs: number[] = [];
-    const baselineCpu: number[] = [];
-    const loopguardCpu: number[] = [];
+    const sides = [
+      plainSide(baselineProvider.getTracer('bench'), { i: 0 }, callsPerRun, false),
+      plainSide(floorProvider.getTracer('bench'), { i: 0 }, callsPerRun, true),
+      loopguardSide(search, (fn) => guard.run('bench', fn), { i: 0 }, callsPerRun),
+    ];
+    const wall: [number[], number[], number[]] = [[], [], []];
+    const cpu: [number[], number[], number[]] = [[], [], []];
     const ratios: number[] = [];
     for (let r = 0; r < warmupRounds + rounds; r++) {
-      let b: { wall: number; cpu: number };
-      let l: { wall: number; cpu: number };
-      if (r % 2 === 0) {
-        b = await timeSide(baseline, callsPerRound);
-        l = await timeSide(loopguard, callsPerRound);
-      } else {
-        l = await timeSide(loopguard, callsPerRound);
-        b = await timeSide(baseline, callsPerRound);
+      const timed: { wall: number; cpu: number }[] = [];
+      for (let k = 0; k < sides.length; k++) {
+        const side = (r + k) % sides.length;
+        timed[side] = await timeSide(sides[side]!, callsPerRound);
       }
       if (r < warmupRounds) continue;
-      baselineNs.push(b.wall);
-      loopguardNs.push(l.wall);
-      baselineCpu.push(b.cpu);
-      loopguardCpu.push(l.cpu);
-      ratios.push(l.wall / b.wall);
+      for (let side = 0; side < sides.length; side++) {
+        wall[side]!.push(timed[side]!.wall);
+        cpu[side]!.push(timed[side]!.cpu);
+      }
+      ratios.push(timed[2]!.wall / timed[0]!.wall);
     }
+    const [baselineNs, floorNs, loopguardNs] = wall;
+    const [baselineCpu, , loopguardCpu] = cpu;
 
     await baselineProvider.forceFlush();
+    await floorProvider.forceFlush();
     await loopguardProvider.forceFlush();
     const totalCalls = (warmupRounds + rounds) * callsPerRound;
     const runs = (warmupRounds + rounds) * Math.ceil(callsPerRound / callsPerRun);
     const b = median(baselineNs);
     const l = median(loopguardNs);
+    const f = median(floorNs);
     return {
       overheadRatio: round(l / b, 3),
       baselineNsPerCall: round(b),
       loopguardNsPerCall: round(l),
       addedNsPerCall: round(l - b),
       medianOfRoundRatios: round(median(ratios), 3),
+      floorRatio: round(f / b, 3),
+      floorNsPerCall: round(f),
       cpuRatio: round(median(loopguardCpu) / median(baselineCpu), 3),
       cpuNsPerCall: { baseline: round(median(baselineCpu)), loopguard: round(median(loopguardCpu)) },
       samples: { baseline: baselineNs.map((v) => round(v)), loopguard: loopguardNs.map((v) => round(v)) },
@@ -169,13 +188,14 @@ export async function measureOverhead(options: OverheadOptions = DEFAULT_OVERHEA
       callsPerRun,
       argsBytes: meanJsonBytes(ARGS),
       resultBytes: meanJsonBytes(RESULTS),
-      spansExported: { baseline: baselineExporter.exported, loopguard: loopguardExporter.exported },
+      spansExported: { baseline: baselineExporter.exported, floor: floorExporter.exported, loopguard: loopguardExporter.exported },
       spansExpected: totalCalls + runs,
       detections,
     };
   } finally {
     await guard.shutdown();
     await baselineProvider.shutdown();
+    await floorProvider.shutdown();
     await loopguardProvider.shutdown();
     context.disable();
   }

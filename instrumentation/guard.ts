@@ -108,6 +108,9 @@ interface Call {
 
 const noop = (): void => undefined;
 
+/** What a call's history entry may add to its hashes and outcome. */
+type EntryExtras = Pick<HistoryEntry, 'shapeHash' | 'informative' | 'namesId'>;
+
 /** Break decisions always notify, so a quiet decision never needs acting on. */
 function needsAction(decision: Decision): boolean {
   return decision.level !== undefined && decision.notify;
@@ -296,7 +299,8 @@ export class Guard {
     return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
   }
 
-  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, extra: Partial<HistoryEntry> = {}): HistoryEntry {
+  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, extra?: EntryExtras): HistoryEntry {
+    // One literal with every field (no spread): entries are built on every call.
     return {
       tool: call.tool,
       argsHash: call.argsHash,
@@ -306,7 +310,9 @@ export class Guard {
       blocked,
       startMs: call.startMs,
       endMs: call.endMs ?? Date.now(),
-      ...extra,
+      shapeHash: extra?.shapeHash,
+      informative: extra?.informative,
+      namesId: extra?.namesId,
     };
   }
 

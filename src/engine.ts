@@ -165,7 +165,7 @@ export class LoopEngine {
    */
   repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean {
     const h = this.runs.get(runKey)?.history;
-    return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && h.resultHash(0) === resultHash;
+    return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && h.resultIs(0, resultHash);
   }
 
   /** Adds LLM token usage (gen_ai.usage.*) to a run's budget. */

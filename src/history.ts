@@ -297,7 +297,11 @@ export class RunHistory {
     return buf[x + F_RES_HI] === buf[y + F_RES_HI] && buf[x + F_RES_LO] === buf[y + F_RES_LO];
   }
 
-
+  /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */
+  resultIs(back: number, hash: string): boolean {
+    const x = this.at(back);
+    return this.buf[x + F_RES_HI] === hi(hash) && this.buf[x + F_RES_LO] === lo(hash);
+  }
 
   argsHash(back: number): string {
     const x = this.at(back);

@@ -253,6 +253,8 @@ class Canonicalizer {
   private arrayDepth = 0;
   /** Echoable values of the identifier members this walk masked (MASKED_ID), when masking. */
   maskedIds: string[] | null = null;
+  /** Values written as the volatile marker, when masking. */
+  maskedValues = 0;
 
   constructor(
     readonly sink: BoundedSink,
@@ -327,6 +329,7 @@ class Canonicalizer {
     if (t.mask !== null) {
       if (t.mask.defaults) v = maskVolatileText(v);
       if (t.echoedIds !== null) v = maskEchoedIds(v, t.echoedIds);
+      if (v === VOLATILE_MARKER) this.maskedValues++;
     }
     const raw = this.stringText(v);
     if (t.normalize && this.stillDeriving()) {
@@ -621,6 +624,12 @@ export function canonicalizeWithout(value: unknown, maxBytes: number, ignore: Re
   }
 }
 
+/** A masked canonical text, and how many values in it are the volatile marker (`"$lg:volatile"`). */
+export interface MaskedText {
+  text: string;
+  maskedValues: number;
+}
+
 /**
  * Canonical text of a result with volatile members and text masked. Echoes
  * of masked identifiers in strings are masked too: strings can come before
@@ -629,15 +638,16 @@ export function canonicalizeWithout(value: unknown, maxBytes: number, ignore: Re
  * walked a second time knowing them; every other result is walked once.
  * Never throws.
  */
-export function canonicalizeMasked(value: unknown, maxBytes: number, mask: MaskSettings): string {
+export function canonicalizeMasked(value: unknown, maxBytes: number, mask: MaskSettings): MaskedText {
   try {
-    const first = walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: null });
-    const ids = first.maskedIds;
-    const text = first.sink.finish();
-    if (ids === null || (!first.sink.overflowed && !ids.some((id) => text.includes(id)))) return text;
-    return walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: echoOrder(ids) }).sink.finish();
+    let c = walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: null });
+    const ids = c.maskedIds;
+    const text = c.sink.finish();
+    if (ids === null || (!c.sink.overflowed && !ids.some((id) => text.includes(id)))) return { text, maskedValues: c.maskedValues };
+    c = walk(value, maxBytes, { normalize: false, ignore: null, mask, echoedIds: echoOrder(ids) });
+    return { text: c.sink.finish(), maskedValues: c.maskedValues };
   } catch (error) {
-    return failureText(error);
+    return { text: failureText(error), maskedValues: 0 };
   }
 }
 

@@ -129,16 +129,11 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
   const extra = volatileKeySet(opts?.volatileKeys);
   const defaults = opts?.maskVolatile !== false;
   const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
-  const text = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
-  return { hash: hashText(text), informative: unmaskedLength(text) >= INFORMATIVE_RESULT_CHARS };
+  const { text, maskedValues } = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
+  // A receipt of fresh ids and timestamps says nothing: masked values do not count towards being informative.
+  return { hash: hashText(text), informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS };
 }
 
-/** Length of canonical text not counting masked values: a receipt of fresh ids and timestamps says nothing. */
-function unmaskedLength(text: string): number {
-  let length = text.length;
-  for (let i = text.indexOf(MASK_TOKEN); i !== -1; i = text.indexOf(MASK_TOKEN, i + MASK_TOKEN.length)) length -= MASK_TOKEN.length;
-  return length;
-}
 const MASK_TOKEN = JSON.stringify(VOLATILE_MARKER);
 
 const ID_KEY = /^(?:id|uuid|.*(?:_id|Id|_uuid|Uuid))$/;

@@ -115,13 +115,29 @@ function classify(result: unknown, depth: number): Outcome {
   const keys = Object.keys(obj);
   if (keys.length === 0) return 'empty';
 
-  const inBand = inBandOutcome(obj);
+  const inBand = mayStateOutcome(obj, keys) ? inBandOutcome(obj) : null;
   if (inBand !== null) return inBand;
   if (depth < 2) {
     const mcp = mcpOutcome(obj, depth);
     if (mcp !== null) return mcp;
   }
   return isAllEmpty(obj, keys, 0) ? 'empty' : 'ok';
+}
+
+/** Every member {@link inBandOutcome} reads. */
+const IN_BAND_KEYS = new Set(['isError', 'error', 'ok', 'success', ...STATUS_CODE_KEYS, ...STATUS_TEXT_KEYS]);
+
+/**
+ * Can the result state its outcome? A plain object (from JSON) only through
+ * its own keys, checked in one pass: probing a dozen absent members costs
+ * more than the rest of classifying. Other objects may inherit them (getters
+ * of a class), so they are always read.
+ */
+function mayStateOutcome(obj: object, keys: readonly string[]): boolean {
+  const proto = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) return true;
+  for (let i = 0; i < keys.length; i++) if (IN_BAND_KEYS.has(keys[i]!)) return true;
+  return false;
 }
 
 /** Outcome stated inside the result (status codes, status words, error members), or null. */

@@ -155,6 +155,7 @@ const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
 /** The token after a request/trace/span/correlation id label: minted per call. */
 const LABELLED_ID = /\b((?:request|trace|span|correlation)[ _-]?id)(\s*[:=#]?\s*)[A-Za-z0-9][\w-]{5,}/gi;
+const DIGIT = /\d/;
 /** Any word the pid, finished-in and labelled-id patterns start from. */
 const MAY_HOLD_LABELLED_NOISE = /pid|process| in |request|trace|span|correlation/i;
 /** A hex token (letters and digits) right after the same words without "id": "(request 0604cd31)". */
@@ -186,6 +187,8 @@ export function maskVolatileText(s: string): string {
   // After the UUIDs, so a labelled UUID stays a <uuid>. All three are prose ("restarted (pid 4)", "FAILED in 4s",
   // "request id: …"), so strings without a space skip them; one scan decides for the rest.
   if (s.length >= 5 && s.indexOf(' ') !== -1 && MAY_HOLD_LABELLED_NOISE.test(s)) {
+    // " in " and "process" are common prose: of the four, only a labelled id can match a string without digits.
+    if (!DIGIT.test(s)) return s.replace(LABELLED_ID, '$1$2<id>');
     s = s.replace(TEXT_PID, '$1$2<pid>').replace(FINISHED_IN, '$1<duration>').replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
   }
   return s;
