@@ -221,6 +221,12 @@ export class RunHistory {
     return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_SPACED) !== 0;
   }
 
+  /** Did each of the latest `calls` calls (at least one) start at least SPACED_MS after the call before it? */
+  allSpaced(calls: number): boolean {
+    for (let back = 0; back < calls; back++) if (!this.spaced(back)) return false;
+    return calls > 0;
+  }
+
   namesId(back: number): boolean {
     return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_NAMES_ID) !== 0;
   }

@@ -21,7 +21,7 @@ export const periodic: Detector = (h, ctx, out) => {
     const calls = norm1 + 1;
     const exact = exact1 === norm1;
     // Repeats each made half a minute or more after the last are polls that wait between checks.
-    const tiers: TieredDetector = allSpaced(h, calls - 1) ? 'pending-poll' : 'no-progress';
+    const tiers: TieredDetector = h.allSpaced(calls - 1) ? 'pending-poll' : 'no-progress';
     if (calls >= ctx.floor(tiers, h.toolId(0))) {
       out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, calls, calls, exact ? 'call' : 'norm'));
       return;
@@ -50,11 +50,6 @@ export const periodic: Detector = (h, ctx, out) => {
     return;
   }
 };
-
-function allSpaced(h: RunHistory, calls: number): boolean {
-  for (let back = 0; back < calls; back++) if (!h.spaced(back)) return false;
-  return calls > 0;
-}
 
 /** Does one of the latest `calls` calls check on a pending job by its id? */
 export function pollsAJob(h: RunHistory, calls: number): boolean {

@@ -45,13 +45,14 @@ export const retryStorm: Detector = (h, ctx, out) => {
  * instead of waited for, getting the same answer (fresh job ids and
  * timestamps are masked, so a resubmission looks the same). A status poll
  * whose progress moves is not counted: its results differ. A call that names
- * its job by id checks on work that exists: that is waiting, reported as
- * `pending-poll` at its own patient tiers.
+ * its job by id checks on work that exists, and repeats each made half a
+ * minute or more after the last wait between checks: both are waiting,
+ * reported as `pending-poll` at its own patient tiers.
  */
 export const pendingResubmit: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'pending') return;
   const n = sameCallStreak(h, 'pending', true);
-  const detector: TieredDetector = h.namesId(0) ? 'pending-poll' : 'pending-resubmit';
+  const detector: TieredDetector = h.namesId(0) || h.allSpaced(n - 1) ? 'pending-poll' : 'pending-resubmit';
   if (n >= ctx.floor(detector, h.toolId(0))) out.push(streakEvidence(h, detector, detector, n));
 };
 

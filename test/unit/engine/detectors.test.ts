@@ -218,4 +218,19 @@ describe('waiting pace', () => {
     expect(engineFor(60_000).every((l) => l === undefined)).toBe(true);
     expect(engineFor(2_000)[2]).toBe('warning');
   });
+
+  it('treats a status that stays "pending" over checks half a minute apart as waiting, not as re-submitting', () => {
+    const engineFor = (gapMs: number) => {
+      const r = feed([]);
+      const found: Array<string | undefined> = [];
+      for (let i = 0; i < 6; i++) {
+        const t = i * gapMs;
+        const d = r.engine.record('run', { tool: 'sh', argsHash: 'c'.repeat(16), normArgsHash: 'c'.repeat(16), resultHash: 'd'.repeat(16), outcome: 'pending', blocked: false, startMs: t, endMs: t + 31_000 });
+        found.push(d.level && `${d.level}:${d.evidence[0]?.detector}`);
+      }
+      return found;
+    };
+    expect(engineFor(40_000).every((l) => l === undefined)).toBe(true);
+    expect(engineFor(3_000)[2]).toBe('warning:pending-resubmit');
+  });
 });
