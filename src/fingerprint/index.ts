@@ -83,10 +83,13 @@ export function argsShapeHash(args: unknown, opts?: FingerprintOptions): string 
 /**
  * Hash of the "subject shape" of a call's arguments: single-word values that
  * name a thing (a city, a SKU, a host, a date) and every number become
- * placeholders; free text and path-like values (with `/` or `.`) stay. Two
- * calls with one subject shape ask the same kind of question about different
- * things (weather in Lisbon, then Faro); calls whose shapes differ reword
- * the question (synonyms, a path spelt three ways). Never throws.
+ * placeholders, and so does every run of digits inside other text (a month
+ * in a command line, a page in a query); the words of free text and
+ * path-like values (with `/` or `.`) stay. Two calls with one subject shape
+ * ask the same kind of question about different things (weather in Lisbon,
+ * then Faro; a backfill of January, then February); calls whose shapes
+ * differ reword the question (synonyms, a path spelt three ways). Never
+ * throws.
  */
 export function subjectShapeHash(args: unknown, opts?: FingerprintOptions): string {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
@@ -99,10 +102,11 @@ export function subjectShapeHash(args: unknown, opts?: FingerprintOptions): stri
 
 const SUBJECT = '$lg:subject';
 const NAMING_WORD = /^[^\s/.]+$/;
+const DIGIT_RUNS = /[0-9]+/g;
 
 function subjectShape(value: unknown, depth: number): unknown {
   if (typeof value === 'number') return 0;
-  if (typeof value === 'string') return NAMING_WORD.test(value) ? SUBJECT : value;
+  if (typeof value === 'string') return NAMING_WORD.test(value) ? SUBJECT : value.replace(DIGIT_RUNS, '0');
   if (typeof value !== 'object' || value === null || depth >= 16) return value;
   if (Array.isArray(value)) return value.map((v) => subjectShape(v, depth + 1));
   const out: Record<string, unknown> = {};

@@ -126,6 +126,21 @@ function mayHoldTimestamp(s: string): boolean {
   return false;
 }
 
+/**
+ * A time of day with seconds and no date (`03:41:07`, `9:05:12.250`): the
+ * clock log lines start with (dbt, many CLIs). Without seconds (`10:00`) it
+ * is more often data (a meeting, an opening hour) and stays.
+ */
+const CLOCK_TIME = /(?<![\d:])\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?![\d:])/g;
+
+/** Digits around two ':' three apart, as in H:MM:SS (cheap gate before the regex). */
+function mayHoldClockTime(s: string): boolean {
+  for (let i = s.indexOf(':', 1); i !== -1; i = s.indexOf(':', i + 1)) {
+    if (isDigit(s.charCodeAt(i - 1)) && s.charCodeAt(i + 3) === 58 && isDigit(s.charCodeAt(i + 1)) && isDigit(s.charCodeAt(i + 5))) return true;
+  }
+  return false;
+}
+
 /** A '-' with further '-' at +5, +10 and +15, as in 8-4-4-4-12. */
 function mayHoldUuid(s: string): boolean {
   for (let i = s.indexOf('-', 8); i !== -1 && i + 28 <= s.length; i = s.indexOf('-', i + 1)) {
@@ -168,7 +183,8 @@ const LABELLED_HEX = /\b(request|trace|span|correlation)(\s*[:=#]?\s*)(?=[0-9a-f
 const FINISHED_IN = /\b((?:FAILED|SUCCESSFUL|SUCCEEDED|[Dd]one|[Ff]inished|[Cc]ompleted|[Ss]ucceeded|[Ff]ailed) in )(?:\d+m ?)?\d+(?:\.\d+)?s\b/g;
 
 /**
- * Masks ISO-8601 date-times (`<timestamp>`), UUIDs (`<uuid>`), per-run temp
+ * Masks ISO-8601 date-times (`<timestamp>`), clock times with seconds
+ * (`<time>`, see {@link CLOCK_TIME}), UUIDs (`<uuid>`), per-run temp
  * directories (`<tmpdir>`) and measured durations (`<duration>`, see
  * {@link MEASURED_DURATION}) inside a string, then process ids, finished-in
  * times and labelled request/trace ids. Each pattern runs only when
@@ -179,6 +195,7 @@ export function maskVolatileText(s: string): string {
   // The shortest duration is 3 chars ("1ms"); the shortest temp dir 15, date-time 16.
   if (s.length < 3) return s;
   if (s.length >= 15 && mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
+  if (s.length >= 7 && mayHoldClockTime(s)) s = s.replace(CLOCK_TIME, '<time>');
   if (s.length >= 36 && mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
   if (MAY_HOLD_DURATION_OR_TEMP_DIR.test(s)) {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');

@@ -39,7 +39,15 @@ describe('maskVolatileText in results', () => {
     expect(maskVolatileText('trace id: 4bf92f3577b34da6')).toBe(maskVolatileText('trace id: 00f067aa0ba902b7'));
   });
 
+  it('masks the clock a log line starts with, when it has seconds', () => {
+    expect(maskVolatileText('03:41:07  Running with dbt=1.8.7')).toBe('<time>  Running with dbt=1.8.7');
+    expect(maskVolatileText('[9:05:12.250] worker ready')).toBe('[<time>] worker ready');
+    expect(maskVolatileText('done at 2026-11-30T03:41:07Z')).toBe('done at <timestamp>');
+  });
+
   it('keeps what is state', () => {
+    expect(maskVolatileText('opens at 10:00, closes at 18:30')).toBe('opens at 10:00, closes at 18:30');
+    expect(maskVolatileText('fe80::1:22:33 and 1:02:03:04')).toBe('fe80::1:22:33 and 1:02:03:04');
     expect(maskVolatileText('retry in 30s')).not.toBe(maskVolatileText('retry in 60s'));
     expect(maskVolatileText('pull request 1234 merged')).not.toBe(maskVolatileText('pull request 1235 merged'));
     expect(maskVolatileText('7 passed')).not.toBe(maskVolatileText('8 passed'));

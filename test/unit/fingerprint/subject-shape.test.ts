@@ -8,6 +8,12 @@ describe('subjectShapeHash', () => {
     expect(subjectShapeHash({ date: '2026-12-01', minutes: 30 })).toBe(subjectShapeHash({ date: '2026-12-02', minutes: 30 }));
   });
 
+  it('reads the numbers and dates inside a command line as its subjects (a backfill month by month)', () => {
+    const month = (m: number) => ({ command: `dbt run --select fct_events --vars '{"backfill_start": "2026-0${m}-01"}'` });
+    expect(subjectShapeHash(month(1))).toBe(subjectShapeHash(month(2)));
+    expect(subjectShapeHash(month(1))).not.toBe(subjectShapeHash({ command: `dbt build --select fct_events --vars '{"backfill_start": "2026-01-01"}'` }));
+  });
+
   it('tells a reworded question or a path spelt otherwise apart', () => {
     expect(subjectShapeHash({ query: 'how to reset my password' })).not.toBe(subjectShapeHash({ query: 'password reset steps' }));
     expect(subjectShapeHash({ path: './src/components/Checkout.tsx' })).not.toBe(subjectShapeHash({ path: 'src/components//Checkout.tsx' }));
