@@ -349,7 +349,7 @@ export class Guard {
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
-    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message), 'error', false));
+    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message, call.args), 'error', false));
   }
 
   /** Only the documented verdict errors leave; a failure of loopguard's own lets the call run. */

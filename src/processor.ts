@@ -317,7 +317,7 @@ export class LoopGuardSpanProcessor {
       outcome = isOutcome(declared) ? declared : failed ? 'error' : 'ok';
     } else if (failed) {
       const errorType = a[sc.ATTR_ERROR_TYPE];
-      hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message);
+      hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message, view.hasArgs ? view.args : undefined);
       outcome = 'error';
     } else if (view.hasResult) {
       const digest = resultDigest(view.result, fpOptions);

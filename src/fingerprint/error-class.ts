@@ -99,9 +99,10 @@ const HTTP_STATUS_RES: readonly RegExp[] = [
 /**
  * A quoted name: a letter or `_` then letters, digits, `_` or `$`, optionally
  * dotted (`sales`, `public.sales`, `user_id`), in double, single or back
- * quotes. Paths, URLs and quoted text with spaces are not names.
+ * quotes, or an argument echo errorHash already masked (`<id>`). Paths, URLs
+ * and quoted text with spaces are not names.
  */
-const QUOTED_NAME_RE = /(["'`])[\p{L}_][\p{L}\p{N}_$]*(?:\.[\p{L}_][\p{L}\p{N}_$]*)*\1/gu;
+const QUOTED_NAME_RE = /(["'`])(?:[\p{L}_][\p{L}\p{N}_$]*(?:\.[\p{L}_][\p{L}\p{N}_$]*)*|<id>)\1/gu;
 /** Words (two letters or more) a line must have outside its quoted names to be compared by its shape. */
 const SHAPE_MIN_WORDS = 2;
 const WORD_RE = /\p{L}{2,}/gu;

@@ -9,7 +9,8 @@ import { errorClass } from './error-class.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
-import { maskErrorMessage, VOLATILE_MARKER, volatileKeySet, type MaskSettings } from './volatile.js';
+import { maskEchoedIds, maskErrorMessage, VOLATILE_MARKER, volatileKeySet, type MaskSettings } from './volatile.js';
+import { argumentEchoes } from './argument-echoes.js';
 
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
@@ -171,14 +172,17 @@ const MASKED_MESSAGE_CHARS = 65_536;
  * with the type trimmed and `what` the error class of the message when one is
  * recognisable (errorClass: errno, HTTP status, quoted-name shape), else the
  * trimmed message with its volatile parts masked (maskErrorMessage); an
- * absent part is null. Never throws.
+ * absent part is null. Echoes of the call's own argument values in the
+ * message (`args`, see argumentEchoes) are masked first. Never throws.
  */
-export function errorHash(errorType: string | undefined, message: string | undefined): string {
+export function errorHash(errorType: string | undefined, message: string | undefined, args?: unknown): string {
   const type = typeof errorType === 'string' ? errorType.trim() : null;
   let what: unknown = null;
   if (typeof message === 'string') {
     try {
-      const m = message.trim();
+      const trimmed = message.trim();
+      const echoes = args === undefined ? [] : argumentEchoes(args);
+      const m = echoes.length === 0 ? trimmed : maskEchoedIds(trimmed, echoes);
       const long = m.length > MASKED_MESSAGE_CHARS;
       const masked = maskErrorMessage(long ? m.slice(0, MASKED_MESSAGE_CHARS) : m);
       what = errorClass(masked) ?? (long ? masked + m.slice(MASKED_MESSAGE_CHARS) : masked);
