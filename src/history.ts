@@ -25,7 +25,7 @@ const FLAG_INFORMATIVE = 8;
 const FLAG_NAMES_ID = 16;
 const FLAG_SPACED = 32;
 const TOOL_AND_OUTCOME = 0xffffff03;
-/** A call that starts this long after the previous one started comes at a waiting pace (a poll every minute, a wait tool). */
+/** A call that starts this long after the previous one started, or lasts this long, comes at a waiting pace (a poll every minute, a long poll). */
 export const SPACED_MS = 30_000;
 
 /**
@@ -139,7 +139,8 @@ export class RunHistory {
   }
 
   push(tool: number, e: HistoryEntry): void {
-    const spaced = this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS;
+    // Waiting shows as a start half a minute after the last one, or as a call that itself took that long (a long poll).
+    const spaced = (this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS) || e.endMs - e.startMs >= SPACED_MS;
     if (this.total === 0) this.firstMs = e.startMs;
     this.lastMs = e.endMs;
     this.lastStartMs = e.startMs;
@@ -216,7 +217,7 @@ export class RunHistory {
     return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
   }
 
-  /** Did the call `back` steps ago start at least SPACED_MS after the call before it started? */
+  /** Did the call `back` steps ago start at least SPACED_MS after the call before it started, or last at least SPACED_MS? */
   spaced(back: number): boolean {
     return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_SPACED) !== 0;
   }

@@ -38,8 +38,8 @@ export const repeat: Detector = (h, ctx, out) => {
       }
     }
   }
-  // Between two of its checks the run polled a pending job by id: it is waiting (sleep, poll, sleep, poll).
-  const tiers = pollsAJob(h, seen[1]!) ? 'pending-poll' : 'repeat';
+  // Between two of its checks the run polled a pending job by id, or every check came at a waiting pace: it is waiting.
+  const tiers = pollsAJob(h, seen[1]!) || seen.every((back) => h.spaced(back)) ? 'pending-poll' : 'repeat';
   if (stale < ctx.floor(tiers, h.toolId(0))) return;
   out.push({
     detector: 'repeat',

@@ -219,13 +219,30 @@ describe('waiting pace', () => {
     expect(engineFor(2_000)[2]).toBe('warning');
   });
 
+  it('treats a long poll that waited half a minute as waiting, even right after a quick answer', () => {
+    const r = feed([]);
+    const levels: Array<string | undefined> = [];
+    // wait_for_reply(conv): timeouts of 30 s, one early reply, more timeouts; the other calls are the agent's own messages.
+    const calls: Array<[number, number, string]> = [
+      [0, 30_000, 'none'], [30_100, 30_000, 'none'], [60_200, 30_000, 'none'], [90_300, 5_300, 'one sec'],
+      [95_700, 30_000, 'none'], [125_800, 30_000, 'none'], [155_900, 30_000, 'none'],
+    ];
+    for (const [start, duration, reply] of calls) {
+      const result = reply === 'none' ? 'e'.repeat(16) : 'f'.repeat(16);
+      levels.push(r.engine.record('run', { tool: 'wait_for_reply', argsHash: '1'.repeat(16), normArgsHash: '1'.repeat(16), resultHash: result, outcome: 'ok', blocked: false, startMs: start, endMs: start + duration }).level);
+    }
+    expect(levels.every((l) => l === undefined)).toBe(true);
+    const quick = feed(times(7, (i) => ({ tool: 'wait_for_reply', args: 'conv', result: i === 3 ? 'one sec' : 'none' })));
+    expect(quick.firstWarning).not.toBeNull();
+  });
+
   it('treats a status that stays "pending" over checks half a minute apart as waiting, not as re-submitting', () => {
     const engineFor = (gapMs: number) => {
       const r = feed([]);
       const found: Array<string | undefined> = [];
       for (let i = 0; i < 6; i++) {
         const t = i * gapMs;
-        const d = r.engine.record('run', { tool: 'sh', argsHash: 'c'.repeat(16), normArgsHash: 'c'.repeat(16), resultHash: 'd'.repeat(16), outcome: 'pending', blocked: false, startMs: t, endMs: t + 31_000 });
+        const d = r.engine.record('run', { tool: 'sh', argsHash: 'c'.repeat(16), normArgsHash: 'c'.repeat(16), resultHash: 'd'.repeat(16), outcome: 'pending', blocked: false, startMs: t, endMs: t + 1_000 });
         found.push(d.level && `${d.level}:${d.evidence[0]?.detector}`);
       }
       return found;
