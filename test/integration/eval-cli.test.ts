@@ -194,6 +194,17 @@ describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate r
   }
 });
 
+describe('loopguard eval --json on the corpora written to break it (known misses are listed in their READMEs)', () => {
+  for (const name of ['adversarial.jsonl', 'normals.jsonl', 'blind-a.jsonl', 'blind-b.jsonl']) {
+    it(`never stops a normal run of ${name}`, async () => {
+      const file = resolve(repoRoot, 'test/corpus', name);
+      const r = await evalJson(file);
+      checkShape(r.result, readCorpus(file));
+      expect(r.result.summary.falseTerminations).toBe(0);
+    });
+  }
+});
+
 describe('loopguard eval rejects unreadable input with exit 2', () => {
   const expected: Record<string, { line: number; field: string }> = {
     'bad-json.jsonl': { line: 2, field: '(line)' },
