@@ -85,7 +85,8 @@ export function parseTrajectory(text: string, line: number): Trajectory {
   if (!isObject(raw)) throw new CorpusError(line, '(line)', 'must be a JSON object');
   if (typeof raw.id !== 'string' || raw.id === '') throw new CorpusError(line, 'id', 'must be a non-empty string');
   if (raw.label !== 'normal' && raw.label !== 'loop') throw new CorpusError(line, 'label', 'must be "normal" or "loop"');
-  if (!Array.isArray(raw.steps) || raw.steps.length === 0) throw new CorpusError(line, 'steps', 'must be a non-empty array');
+  // An agent that made no tool call is a trajectory too (nothing to flag): only a missing or non-array `steps` is malformed.
+  if (!Array.isArray(raw.steps)) throw new CorpusError(line, 'steps', 'must be an array of steps');
   const steps = raw.steps.map((s, i) => parseStep(line, i, s));
   const expect = raw.expect ?? {};
   if (!isObject(expect)) throw new CorpusError(line, 'expect', 'must be an object');
