@@ -141,14 +141,23 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
 
 const MASK_TOKEN = JSON.stringify(VOLATILE_MARKER);
 
-const ID_KEY = /^(?:id|uuid|.*(?:_id|Id|_uuid|Uuid))$/;
+/** Members that hold an identifier: `id`, `uuid`, `sid` (Twilio), `*_id`, `*Id`, `*_sid`, `*Sid`, `*_handle`, `*Handle`. */
+const ID_KEY = /^(?:id|uuid|sid|.*(?:_id|Id|_uuid|Uuid|_sid|Sid|_handle|Handle))$/;
 const UUID_IN_TEXT = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/;
+/**
+ * A value with the look of a minted identifier: one token of 16 or more
+ * letters, digits and `_ . : -`, with at least four of each of letters and
+ * digits (`CA554ec9c85c17328c8ad0644761fac2d0`, `ch_3QKa81Fz2rT0pLm5`).
+ * Names, phrases, paths, URLs, phone numbers and dates do not have it.
+ */
+const MINTED_VALUE = /^(?=(?:[^A-Za-z]*[A-Za-z]){4})(?=(?:\D*\d){4})[A-Za-z0-9_.:-]{16,}$/;
 
 /**
- * Do these arguments name a thing by its identifier (an `id`/`*_id` member or
- * a UUID in a value, at the top level)? A call answering "pending" with such
- * arguments checks on a job that exists — waiting — where the same call
- * without one submits the work again. Never throws.
+ * Do these arguments name a thing by its identifier (an identifier member,
+ * a UUID or a minted-looking token as a value, at the top level)? A call
+ * answering "pending" with such arguments checks on a job that exists —
+ * waiting — where the same call without one submits the work again. Never
+ * throws.
  */
 export function namesAnIdentifier(args: unknown): boolean {
   try {
@@ -156,7 +165,7 @@ export function namesAnIdentifier(args: unknown): boolean {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       if ((typeof v === 'string' || typeof v === 'number') && ID_KEY.test(key)) return true;
-      if (typeof v === 'string' && v.length >= 36 && UUID_IN_TEXT.test(v)) return true;
+      if (typeof v === 'string' && v.length >= 16 && v.length <= 256 && (MINTED_VALUE.test(v) || UUID_IN_TEXT.test(v))) return true;
     }
   } catch {
     // A hostile getter: not an identifier we can rely on.

@@ -22,6 +22,17 @@ describe('namesAnIdentifier', () => {
     expect(namesAnIdentifier({ project: 'acme/shop', ref: 'main' })).toBe(false);
     expect(namesAnIdentifier(['id'])).toBe(false);
   });
+
+  it('sees sid and handle members, and values with the look of a minted identifier', () => {
+    expect(namesAnIdentifier({ call_sid: 'CA554ec9c85c17328c8ad0644761fac2d0' })).toBe(true);
+    expect(namesAnIdentifier({ statementHandle: '01b8f2d1-0603-4f2e' })).toBe(true);
+    expect(namesAnIdentifier({ call: 'CA554ec9c85c17328c8ad0644761fac2d0' })).toBe(true);
+    expect(namesAnIdentifier({ instance: 'i-0c9f3e1d27ab45e81' })).toBe(true);
+    // Phrases, paths, phone numbers, dates and short names are no identifiers.
+    expect(namesAnIdentifier({ to: '+12125550143', url: 'https://voice.example/twiml/4411' })).toBe(false);
+    expect(namesAnIdentifier({ ref: 'fix/flaky-checkout-test-2026', at: '2026-11-30T03:10:02.123Z' })).toBe(false);
+    expect(namesAnIdentifier({ queue: 'gpu-a100', script: 'jobs/embed_corpus_v2.sh' })).toBe(false);
+  });
 });
 
 describe('argsShapeHash', () => {
