@@ -18,11 +18,15 @@ export const VOLATILE_KEYS: readonly string[] = Object.freeze([
   'uuid', 'guid', 'request_id', 'req_id', 'trace_id', 'span_id', 'correlation_id', 'nonce',
   'receipt', 'receipt_handle', 'etag', 'e_tag',
   'timestamp', 'ts', 'time', 'date',
-  'duration', 'elapsed', 'took', 'latency', 'time_taken', 'response_time', 'execution_time',
-  'pid',
+  'duration', 'elapsed', 'took', 'latency', 'time_taken', 'response_time', 'execution_time', 'query_time',
+  'pid', 'execution_count',
 ]);
-/** Suffixes (of the snake_case key) masked at any depth: `server_timestamp`, `event_ts`, `x-request-id`. */
-export const VOLATILE_KEY_SUFFIXES: readonly string[] = Object.freeze(['_timestamp', '_ts', '_request_id']);
+/**
+ * Suffixes (of the snake_case key) masked at any depth: `server_timestamp`,
+ * `event_ts`, `x-request-id`, and measured times (`runDuration`,
+ * `p99_latency`, `total_elapsed`).
+ */
+export const VOLATILE_KEY_SUFFIXES: readonly string[] = Object.freeze(['_timestamp', '_ts', '_request_id', '_duration', '_latency', '_elapsed']);
 /** Duration names that are volatile with a unit suffix (_ms, _s, _sec, _secs, _seconds, _us, _ns, _millis): `duration_ms`, `tookMs`, `runtime_seconds`. */
 export const DURATION_KEYS: readonly string[] = Object.freeze([
   'duration', 'elapsed', 'took', 'latency', 'runtime', 'time_taken', 'response_time', 'execution_time',
@@ -141,6 +145,9 @@ function mayHoldClockTime(s: string): boolean {
   return false;
 }
 
+/** An IPython/Jupyter execution counter (`In [7]:`, `Cell In[7], line 1`, `Out[7]`): it counts runs, not results. */
+const EXECUTION_COUNTER = /\b(In|Out) ?\[\d+\]/g;
+
 /** A '-' with further '-' at +5, +10 and +15, as in 8-4-4-4-12. */
 function mayHoldUuid(s: string): boolean {
   for (let i = s.indexOf('-', 8); i !== -1 && i + 28 <= s.length; i = s.indexOf('-', i + 1)) {
@@ -184,7 +191,8 @@ const FINISHED_IN = /\b((?:FAILED|SUCCESSFUL|SUCCEEDED|[Dd]one|[Ff]inished|[Cc]o
 
 /**
  * Masks ISO-8601 date-times (`<timestamp>`), clock times with seconds
- * (`<time>`, see {@link CLOCK_TIME}), UUIDs (`<uuid>`), per-run temp
+ * (`<time>`, see {@link CLOCK_TIME}), execution counters (`In[<n>]`, see
+ * {@link EXECUTION_COUNTER}), UUIDs (`<uuid>`), per-run temp
  * directories (`<tmpdir>`) and measured durations (`<duration>`, see
  * {@link MEASURED_DURATION}) inside a string, then process ids, finished-in
  * times and labelled request/trace ids. Each pattern runs only when
@@ -196,6 +204,7 @@ export function maskVolatileText(s: string): string {
   if (s.length < 3) return s;
   if (s.length >= 15 && mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
   if (s.length >= 7 && mayHoldClockTime(s)) s = s.replace(CLOCK_TIME, '<time>');
+  if (s.length >= 5 && s.indexOf('[') !== -1) s = s.replace(EXECUTION_COUNTER, '$1[<n>]');
   if (s.length >= 36 && mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
   if (MAY_HOLD_DURATION_OR_TEMP_DIR.test(s)) {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');

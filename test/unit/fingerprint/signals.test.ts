@@ -56,6 +56,12 @@ describe('maskVolatileText in results', () => {
     expect(maskVolatileText('done at 2026-11-30T03:41:07Z')).toBe('done at <timestamp>');
   });
 
+  it('masks the execution counters of a notebook', () => {
+    expect(maskVolatileText('Cell In[7], line 1\n----> 1 df.amount.astype(float)')).toBe('Cell In[<n>], line 1\n----> 1 df.amount.astype(float)');
+    expect(maskVolatileText('Out [12]: 42')).toBe('Out[<n>]: 42');
+    expect(maskVolatileText('rows[3] and Index[4]')).toBe('rows[3] and Index[4]');
+  });
+
   it('keeps what is state', () => {
     expect(maskVolatileText('opens at 10:00, closes at 18:30')).toBe('opens at 10:00, closes at 18:30');
     expect(maskVolatileText('fe80::1:22:33 and 1:02:03:04')).toBe('fe80::1:22:33 and 1:02:03:04');

@@ -29,6 +29,12 @@ describe('resultHash masks volatile fields', () => {
     ['*_at and *At', { created_at: '2026-01-01', updatedAt: 'x', v: 1 }, { created_at: '2026-01-02', updatedAt: 'y', v: 1 }],
     ['durations with units', { duration_ms: 12, tookMs: 3, elapsed: 1.5, latency_seconds: 2, v: 1 }, { duration_ms: 99, tookMs: 4, elapsed: 2.5, latency_seconds: 3, v: 1 }],
     ['pids', { pid: 4411, started: true }, { pid: 5123, started: true }],
+    [
+      'measured times under *_duration, *_latency, *_elapsed and query_time',
+      { runDuration: 1.42, p99_latency: 80, total_elapsed: 3, meta: { query_time: 0.19 }, v: 1 },
+      { runDuration: 0.97, p99_latency: 95, total_elapsed: 4, meta: { query_time: 0.227 }, v: 1 },
+    ],
+    ['a notebook execution counter', { execution_count: 4, outputs: ['x'] }, { execution_count: 5, outputs: ['x'] }],
     ['request ids, etags, nonces', { request_id: 'r1', ETag: '"abc"', 'x-request-id': 'q', nonce: 5, v: 1 }, { request_id: 'r2', ETag: '"def"', 'x-request-id': 'w', nonce: 6, v: 1 }],
     [
       'ISO timestamps inside text',
