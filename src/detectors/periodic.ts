@@ -37,7 +37,7 @@ export const periodic: Detector = (h, ctx, out) => {
     const run = h.normRun(p);
     // A block of p identical calls is a period-1 repeat, not a cycle.
     if (run < p || norm1 >= p - 1) continue;
-    // The cycle must do something besides failing, or it is a retry storm across mirrors.
+    // The cycle must do something besides failing, or it is a retry storm across mirrors (or a retry and its check).
     if (!cycleHasSuccess(h, p)) return;
     const family: TieredDetector = p === 2 ? 'ping-pong' : 'cycle';
     // Checking on a job by its id between other steps (sleep, poll, sleep, poll) is waiting.
@@ -83,9 +83,20 @@ function sameAnswerToOtherWords(h: RunHistory): number {
   return n;
 }
 
+/**
+ * Does the cycle do something besides failing? A call that succeeded or was
+ * accepted does; finding nothing does only when nothing failed: a failing
+ * booking and a check that finds no booking, twice, is a retry and its
+ * check, left to the retry tiers.
+ */
 function cycleHasSuccess(h: RunHistory, p: number): boolean {
-  for (let back = 0; back < p; back++) if (h.outcome(back) !== 'error') return true;
-  return false;
+  let failed = false;
+  for (let back = 0; back < p; back++) {
+    const outcome = h.outcome(back);
+    if (outcome === 'ok' || outcome === 'pending') return true;
+    if (outcome === 'error') failed = true;
+  }
+  return !failed;
 }
 
 function evidence(

@@ -53,6 +53,17 @@ describe('cycles', () => {
     expect(r.detectors[39]).toBe('cycle');
   });
 
+  it('leaves a failing call alternating with a check that finds nothing to the retry tiers', () => {
+    const calls = times(8, (i) =>
+      i % 2 ? { tool: 'find_booking', args: 'ref R-1', result: '', outcome: 'empty' as const } : { tool: 'book', args: 'room 1', result: 'timeout', outcome: 'error' as const },
+    );
+    expect(feed(calls.slice(0, 4)).firstWarning).toBeNull();
+    expect(feed(calls).detectors).not.toContain('ping-pong');
+    // Two empty searches alternating still cycle: nothing failed, nothing was found.
+    const empties = times(4, (i) => ({ tool: 'search', args: i % 2 ? 'a' : 'b', result: '', outcome: 'empty' as const }));
+    expect(feed(empties).detectors[3]).toBe('ping-pong');
+  });
+
   it('does not call a block of identical calls a cycle', () => {
     const r = feed(times(4, { tool: 'a', args: 'x', result: 'y' }), { thresholds: { 'no-progress': { warning: 10, critical: 0, break: 0 } } });
     expect(r.firstWarning).toBeNull();
