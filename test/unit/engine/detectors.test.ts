@@ -247,6 +247,23 @@ describe('waiting pace', () => {
     expect(quick.firstWarning).not.toBeNull();
   });
 
+  it('reads a slow call that answered the same thing again as work repeated, and a long wait tool as waiting', () => {
+    const run = (durationMs: number, informative: boolean) => {
+      const r = feed([]);
+      const found: Array<string | undefined> = [];
+      for (let i = 0; i < 4; i++) {
+        const t = i * (durationMs + 5_000);
+        const d = r.engine.record('run', { tool: 'sh', argsHash: '7'.repeat(16), normArgsHash: '7'.repeat(16), resultHash: '8'.repeat(16), outcome: 'ok', informative, blocked: false, startMs: t, endMs: t + durationMs });
+        found.push(d.level && `${d.level}:${d.evidence[0]?.detector}`);
+      }
+      return found;
+    };
+    // `python train.py` for three minutes, the same NaN loss each time.
+    expect(run(180_000, true)[2]).toBe('warning:no-progress');
+    // `wait(120)` answering {"waited_s":120}.
+    expect(run(120_000, false).every((l) => l === undefined)).toBe(true);
+  });
+
   it('treats a status that stays "pending" over checks half a minute apart as waiting, not as re-submitting', () => {
     const engineFor = (gapMs: number) => {
       const r = feed([]);
