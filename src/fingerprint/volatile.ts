@@ -268,19 +268,26 @@ export function echoableId(v: unknown): string | null {
 }
 
 const HEX_ID = /\b0x[0-9a-fA-F]{6,}\b|\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b/g;
+/** A token of 16+ letters, digits, `_` and `-` (`ch_3QKTxYyWIpooyWIMMrds8NNi`), minted when it has 4+ letters and 2+ digits. */
+const TOKEN = /(?<![\w-])[A-Za-z0-9_-]{16,}(?![\w-])/g;
+const MINTED_TOKEN = /^(?=(?:[^A-Za-z]*[A-Za-z]){4})(?=(?:\D*\d){2})/;
+const maskMinted = (token: string): string => (MINTED_TOKEN.test(token) ? '<id>' : token);
 const PID = /\b(pid|process)(\s*[:=#]?\s*)\d+/gi;
 const DURATION = /\b\d+(?:\.\d+)?\s?(?:ms|milliseconds?|s|secs?|seconds?|us|µs|ns)\b/g;
 
 /**
  * Masks the volatile parts of an error message: everything
  * {@link maskVolatileText} masks, plus hex ids of 12+ digits (mixed digits and
- * letters) or 0x-prefixed, numbers after "pid"/"process", and durations
- * (a number with ms/s/sec/seconds/us/ns). Other numbers (ports, line numbers,
- * HTTP codes, counts) are kept: they tell failures apart.
+ * letters) or 0x-prefixed, minted ids (tokens of 16+ letters, digits, `_`, `-`
+ * with at least four letters and two digits: a charge or attempt id minted
+ * per try), numbers after "pid"/"process", and durations (a number with
+ * ms/s/sec/seconds/us/ns). Other numbers (ports, line numbers, HTTP codes,
+ * counts) are kept: they tell failures apart.
  */
 export function maskErrorMessage(message: string): string {
   return maskVolatileText(message)
     .replace(HEX_ID, '<hex>')
+    .replace(TOKEN, maskMinted)
     .replace(PID, '$1$2<pid>')
     .replace(DURATION, '<duration>');
 }

@@ -136,6 +136,10 @@ describe('errorHash', () => {
     expect(errorHash('Error', 'object 1a2b3c4d5e6f7a8b9c0d not found')).toBe(errorHash('Error', 'object 9f8e7d6c5b4a39281706 not found'));
     expect(errorHash('Error', 'request 123e4567-e89b-12d3-a456-426614174000 failed')).toBe(errorHash('Error', 'request 00000000-0000-4000-8000-000000000000 failed'));
     expect(errorHash('Error', ' permission denied ')).toBe(errorHash('Error', 'permission denied'));
+    // A charge minted per attempt, in a decline that is otherwise the same.
+    expect(errorHash('CardError', 'Your card has insufficient funds. charge=ch_3QKJiM7B0dh6lMy72evKlwzj')).toBe(
+      errorHash('CardError', 'Your card has insufficient funds. charge=ch_3QKTxYyWIpooyWIMMrds8NNi'),
+    );
   });
 
   it('keeps what tells failures apart', () => {
@@ -145,6 +149,8 @@ describe('errorHash', () => {
     expect(errorHash('TypeError', 'x')).not.toBe(errorHash('RangeError', 'x'));
     expect(errorHash(undefined, 'x')).not.toBe(errorHash('x', undefined));
     expect(errorHash('Error', 'connect ECONNREFUSED 127.0.0.1:5432')).not.toBe(errorHash('Error', 'connect ECONNREFUSED 127.0.0.1:6379'));
+    // Long names without digits are words, not minted ids.
+    expect(errorHash('Error', 'unknown field customer_reference_number')).not.toBe(errorHash('Error', 'unknown field billing_address_country'));
   });
 
   it('is not the hash of an ordinary result', () => {
