@@ -45,16 +45,31 @@ export const retryStorm: Detector = (h, ctx, out) => {
  * instead of waited for, getting the same answer (fresh job ids and
  * timestamps are masked, so a resubmission looks the same). A status poll
  * whose progress moves is not counted: its results differ. A call that names
- * its job by id checks on work that exists, and repeats each made half a
- * minute or more after the last wait between checks: both are waiting,
- * reported as `pending-poll` at its own patient tiers.
+ * its job by id checks on work that exists, repeats each made half a minute
+ * or more after the last wait between checks, and a call whose earlier
+ * "pending" answers kept moving (a count that climbed, then stalls) watches a job:
+ * all are waiting, reported as `pending-poll` at its own patient tiers.
  */
 export const pendingResubmit: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'pending') return;
   const n = sameCallStreak(h, 'pending', true);
-  const detector: TieredDetector = h.namesId(0) || h.allSpaced(n - 1) ? 'pending-poll' : 'pending-resubmit';
+  const waiting = h.namesId(0) || h.allSpaced(n - 1) || answeredPendingOtherwise(h, n);
+  const detector: TieredDetector = waiting ? 'pending-poll' : 'pending-resubmit';
   if (n >= ctx.floor(detector, h.toolId(0))) out.push(streakEvidence(h, detector, detector, n));
 };
+
+/**
+ * Before its latest streak of `n` identical answers, did the same call answer
+ * "pending" in at least two other ways in a row (a count that climbed)? One
+ * change is a job's first answer giving way to its stuck one; two are motion.
+ */
+function answeredPendingOtherwise(h: RunHistory, n: number): boolean {
+  let changes = 0;
+  for (let back = n; back < h.size && h.sameCall(0, back) && h.outcome(back) === 'pending'; back++) {
+    if (!h.sameResult(back - 1, back) && ++changes >= 2) return true;
+  }
+  return false;
+}
 
 /**
  * `empty-streak`: one tool finding nothing call after call with arguments

@@ -146,6 +146,14 @@ describe('pending-resubmit', () => {
     const r = feed(times(6, (i) => ({ tool: 'job_status', args: 'job-1', result: `${i * 15}%`, outcome: 'pending' as const })));
     expect(r.firstWarning).toBeNull();
   });
+
+  it('reads a poll whose count climbed and then stalls as waiting, and one change of answer as no motion', () => {
+    const counts = [1200, 5400, 11800, 18400, 24950, 24950, 24950, 24950, 24950];
+    const climbed = feed(counts.map((n) => ({ tool: 'current_bulk_operation', result: `RUNNING ${n}`, outcome: 'pending' as const })));
+    expect(climbed.firstWarning).toBeNull();
+    const stuck = feed(times(6, (i) => ({ tool: 'send_input', args: '', result: i === 0 ? 'prompt: select area' : 'no new output', outcome: 'pending' as const })));
+    expect(stuck.detectors[3]).toBe('pending-resubmit');
+  });
 });
 
 describe('budget', () => {
