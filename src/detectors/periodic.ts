@@ -28,10 +28,8 @@ export const periodic: Detector = (h, ctx, out) => {
     }
   } else {
     const calls = sameAnswerToOtherWords(h);
-    if (calls >= ctx.floor('same-answer', h.toolId(0))) {
-      out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
-      return;
-    }
+    // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
+    if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
   }
   for (let p = 2; p <= h.periods; p++) {
     const run = h.normRun(p);

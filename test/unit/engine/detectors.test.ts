@@ -211,6 +211,12 @@ describe('the same answer to other words', () => {
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
   });
 
+  it('still lets a cycle over the same calls escalate (the same answer is warning-only evidence)', () => {
+    const r = feed(times(8, (i) => ({ tool: 'key', args: i % 2 ? 'ctrl+e' : 'ctrl+shift+e', result: 'same screen', informative: true })));
+    expect(r.levels).toContain('critical');
+    expect(r.detectors).toContain('ping-pong');
+  });
+
   it('leaves different subjects that answer alike alone (hosts web-01, web-02, …)', () => {
     const r = feed(times(6, (i) => ({ tool: 'ssh', args: `web-0${i}`, shape: 'web-0', result: 'same df output', informative: true })));
     expect(r.firstWarning).toBeNull();
