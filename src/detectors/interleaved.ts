@@ -8,7 +8,7 @@ import { pollsAJob } from './periodic.js';
  * alike (a "think" tool's acknowledgement). A new command whose output
  * happens to repeat (an edit printing nothing) is an action, not filler.
  */
-function filler(h: RunHistory, back: number): boolean {
+export function filler(h: RunHistory, back: number): boolean {
   return h.answeredBefore(back) && (h.calledBefore(back) || !h.toolAnswersVary(back));
 }
 

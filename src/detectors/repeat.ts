@@ -1,4 +1,5 @@
 import { sameCallAgain, type Detector } from './evidence.js';
+import { filler } from './interleaved.js';
 import { pollsAJob } from './periodic.js';
 
 /**
@@ -17,13 +18,23 @@ export const repeat: Detector = (h, ctx, out) => {
   // Failures are retry-storm's: a check that failed until it finally succeeded is progress.
   // Progress resets the count: occurrences before a call that got a new answer (a commit, a page) do not count.
   const seen: number[] = [0];
+  // A check after each new piece of work (update chunk 1, check, update chunk 2, check) verifies; it is no loop.
+  let gapsWithFreshWork = 0;
+  let freshInGap = false;
   for (let back = 1; back < h.size; back++) {
     if (h.sameCall(0, back)) {
       if (h.outcome(back) !== 'error') seen.push(back);
+      if (freshInGap) gapsWithFreshWork++;
+      freshInGap = false;
     } else if (!h.answeredBefore(back)) {
       break;
+    } else if (!filler(h, back) && !h.informative(back)) {
+      // A new command acknowledged as before (an update of the next chunk) did something; a "think" note told
+      // nothing, and neither did the same informative answer to new arguments (a reworded search).
+      freshInGap = true;
     }
   }
+  if (gapsWithFreshWork === seen.length - 1) return;
   if (seen.length - 1 < floor) return;
   // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
   if (h.exactRun(1) + 1 >= seen.length) return;

@@ -95,6 +95,18 @@ describe('repeat', () => {
     expect(r.detectors.filter(Boolean)).toContain('repeat');
   });
 
+  it('reads a check after each new command acknowledged alike as verification (update chunk 1, check, chunk 2, check)', () => {
+    const calls = [
+      { tool: 'sql', args: 'SELECT count(*) WHERE x IS NULL', result: '568211' },
+      ...times(24, (i) =>
+        i % 2
+          ? { tool: 'replica_lag', args: 'replica-1', result: i === 7 ? '2' : '0' }
+          : { tool: 'sql', args: `UPDATE chunk ${i / 2}`, result: 'UPDATE 50000' },
+      ),
+    ];
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+
   it('counts nothing across progress: a commit between two clean statuses is new work', () => {
     const calls = times(16, (i) => (i % 2 ? { tool: 'git_status', args: '', result: 'clean' } : { tool: 'git_commit', args: `change ${i}`, result: `sha ${i}` }));
     expect(feed(calls).firstWarning).toBeNull();
