@@ -7,7 +7,8 @@ import { pollsAJob } from './periodic.js';
  * to back, with results that keep coming back (a poll flip-flopping between
  * two states, a lookup redone between other steps). Scores the occurrences
  * whose result the call had already returned; a call whose results keep
- * changing is making progress and scores nothing.
+ * changing is making progress and scores nothing, and so is a check made
+ * after each new command that did something (verification).
  */
 export const repeat: Detector = (h, ctx, out) => {
   const outcome = h.outcome(0);
