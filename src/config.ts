@@ -93,7 +93,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     repeat: t(4, 6, 9),
     'ping-pong': t(2, 3, 4),
     cycle: t(2, 3, 4),
-    'empty-streak': t(5, 9, 14),
+    'empty-streak': t(7, 9, 14),
     'retry-storm': t(8, 12, 16),
     'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
