@@ -120,7 +120,7 @@ const DIGIT_RUNS_OUTSIDE_DATES = /\d{4}-\d{2}-\d{2}|[0-9]+/g;
 const foldDigits = (run: string): string => (run.length === 10 && run.charCodeAt(4) === 45 ? run : '0');
 
 /** Results whose canonical text is at least this long say something: two different calls answered by the same one are suspicious. */
-export const INFORMATIVE_RESULT_CHARS = 48;
+export const INFORMATIVE_RESULT_CHARS = 64;
 
 export interface ResultDigest {
   hash: string;

@@ -9,6 +9,9 @@ describe('resultDigest', () => {
     expect(resultDigest({ ok: true }).informative).toBe(false);
     // A receipt of fresh ids and timestamps: long text, nothing said.
     expect(resultDigest({ status: 201, body: { id: 'note_88121', created_at: '2026-11-30T09:12:40.000Z' } }).informative).toBe(false);
+    // A bare count or verdict is the same answer to many different checks: not specific enough.
+    expect(resultDigest({ rows: [{ table: 'orders', null_email_count: 0 }] }).informative).toBe(false);
+    expect(resultDigest('No policy issues found in this listing.').informative).toBe(false);
   });
 });
 
