@@ -82,15 +82,16 @@ export function argsShapeHash(args: unknown, opts?: FingerprintOptions): string 
   return hashText(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)).replace(DIGIT_RUNS_OUTSIDE_DATES, foldDigits));
 }
 /**
- * Hash of the "subject shape" of a call's arguments: single-word values that
- * name a thing (a city, a SKU, a host, a date) and every number become
- * placeholders, and so does every run of digits inside other text (a month
- * in a command line, a page in a query); the words of free text and
- * path-like values (with `/` or `.`) stay. Two calls with one subject shape
- * ask the same kind of question about different things (weather in Lisbon,
- * then Faro; a backfill of January, then February); calls whose shapes
- * differ reword the question (synonyms, a path spelt three ways). Never
- * throws.
+ * Hash of the "subject shape" of a call's arguments: values that name a
+ * thing become placeholders — single words (a city, a SKU, a host, a date),
+ * proper names of several words (a person, a company, a case citation, an
+ * address), the file name of a file path (its folder stays), every number —
+ * and so does every run of digits inside other text (a month in a command
+ * line, a page in a query); the words of free text stay. Two calls with one
+ * subject shape ask the same kind of question about different things
+ * (weather in Lisbon, then Faro; the governing law of one NDA, then
+ * another); calls whose shapes differ reword the question (synonyms, a path
+ * spelt three ways). Never throws.
  */
 export function subjectShapeHash(args: unknown, opts?: FingerprintOptions): string {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
@@ -104,10 +105,31 @@ export function subjectShapeHash(args: unknown, opts?: FingerprintOptions): stri
 const SUBJECT = '$lg:subject';
 const NAMING_WORD = /^[^\s/.]+$/;
 const DIGIT_RUNS = /[0-9]+/g;
+/**
+ * A proper name: up to eight words, each starting with a capital or a digit
+ * (after an opening bracket or quote), or a connector (`v.`, `of`, `&`, `de`…),
+ * two of them capitalised words (`Maria`, `Park`): a person, a company, a
+ * case citation, a street address. Questions are written in lower case, and
+ * codes in capitals and digits (`Q3 FY2025`) are search text, not names.
+ */
+const PROPER_NAME = /^(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)(?:\s+(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)){0,7}$/u;
+const CAPITALISED_WORD = /(?:^|\s)[("'“]?\p{Lu}\p{Ll}/gu;
+/** A file path: its folder names what kind of thing it is, its file name which one (`Contracts/NDAs/NDA - Acme.pdf`). */
+const FILE_PATH = /^(.*)\/[^/]+\.[A-Za-z0-9]{1,6}$/;
+
+function isProperName(value: string): boolean {
+  return value.length <= 256 && (value.match(CAPITALISED_WORD)?.length ?? 0) >= 2 && PROPER_NAME.test(value);
+}
+
+function subjectOfText(value: string): string {
+  if (NAMING_WORD.test(value) || isProperName(value)) return SUBJECT;
+  const file = FILE_PATH.exec(value);
+  return file !== null ? `${file[1]!.replace(DIGIT_RUNS, '0')}/${SUBJECT}` : value.replace(DIGIT_RUNS, '0');
+}
 
 function subjectShape(value: unknown, depth: number): unknown {
   if (typeof value === 'number') return 0;
-  if (typeof value === 'string') return NAMING_WORD.test(value) ? SUBJECT : value.replace(DIGIT_RUNS, '0');
+  if (typeof value === 'string') return subjectOfText(value);
   if (typeof value !== 'object' || value === null || depth >= 16) return value;
   if (Array.isArray(value)) return value.map((v) => subjectShape(v, depth + 1));
   const out: Record<string, unknown> = {};

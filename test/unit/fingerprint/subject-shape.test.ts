@@ -14,6 +14,21 @@ describe('subjectShapeHash', () => {
     expect(subjectShapeHash(month(1))).not.toBe(subjectShapeHash({ command: `dbt build --select fct_events --vars '{"backfill_start": "2026-01-01"}'` }));
   });
 
+  it('reads proper names, addresses, citations and file names in one folder as different subjects', () => {
+    expect(subjectShapeHash({ member_id: 'W284716493', patient_name: 'Maria Okafor' })).toBe(subjectShapeHash({ member_id: 'W301558820', patient_name: 'Daniel Brooks' }));
+    expect(subjectShapeHash({ address: '71 Orchard St, New York, NY 10002' })).toBe(subjectShapeHash({ address: '1501 Lexington Ave, New York, NY 10029' }));
+    expect(subjectShapeHash({ citation: 'Ashcroft v. Iqbal, 556 U.S. 662 (2009)' })).toBe(subjectShapeHash({ citation: 'Celotex Corp. v. Catrett, 477 U.S. 317 (1986)' }));
+    expect(subjectShapeHash({ document: 'Contracts/NDAs/NDA - Harbor Freight Robotics.pdf', clause: 'governing_law' })).toBe(
+      subjectShapeHash({ document: 'Contracts/NDAs/NDA - Pinecrest Analytics.pdf', clause: 'governing_law' }),
+    );
+  });
+
+  it('keeps codes, lower-case questions and other folders as the words they are', () => {
+    expect(subjectShapeHash({ text: 'Q3 FY2025' })).not.toBe(subjectShapeHash({ text: 'FY2025 Q3' }));
+    expect(subjectShapeHash({ query: 'reset password steps' })).not.toBe(subjectShapeHash({ query: 'how to reset a password' }));
+    expect(subjectShapeHash({ path: 'docs/a.md' })).not.toBe(subjectShapeHash({ path: 'src/a.md' }));
+  });
+
   it('tells a reworded question or a path spelt otherwise apart', () => {
     expect(subjectShapeHash({ query: 'how to reset my password' })).not.toBe(subjectShapeHash({ query: 'password reset steps' }));
     expect(subjectShapeHash({ path: './src/components/Checkout.tsx' })).not.toBe(subjectShapeHash({ path: 'src/components//Checkout.tsx' }));
