@@ -157,10 +157,14 @@ export class RunHistory {
     this.total++;
     const o = this.at(0);
     const b = this.buf;
-    b[o + F_ARGS_HI] = hi(e.argsHash);
-    b[o + F_ARGS_LO] = lo(e.argsHash);
-    b[o + F_NORM_HI] = hi(e.normArgsHash);
-    b[o + F_NORM_LO] = lo(e.normArgsHash);
+    const argsHi = hi(e.argsHash);
+    const argsLo = lo(e.argsHash);
+    b[o + F_ARGS_HI] = argsHi;
+    b[o + F_ARGS_LO] = argsLo;
+    // Most arguments normalise to themselves (the very same string): parse once.
+    const sameNorm = e.normArgsHash === e.argsHash;
+    b[o + F_NORM_HI] = sameNorm ? argsHi : hi(e.normArgsHash);
+    b[o + F_NORM_LO] = sameNorm ? argsLo : lo(e.normArgsHash);
     b[o + F_RES_HI] = hi(e.resultHash);
     b[o + F_RES_LO] = lo(e.resultHash);
     const flags =
