@@ -8,28 +8,33 @@ import { sameCallAgain, type Continuation, type Detector, type Evidence } from '
  * Reads the history's streaming periodicity counters, so it costs one pass
  * over the periods per call.
  *
- * Errors and pending results are left to `retry-storm` and
- * `pending-resubmit`, whose tiers are meant for them: a retry against an
- * outage repeats the same failing call by design.
+ * Repeats of a failing call and pending results are left to `retry-storm`
+ * and `pending-resubmit`, whose tiers are meant for them: a retry against an
+ * outage repeats the same failing call by design. A cycle may end on a
+ * failed call, as long as it succeeds somewhere.
  */
 export const periodic: Detector = (h, ctx, out) => {
   const latest = h.outcome(0);
-  if (latest === 'error' || latest === 'pending') return;
+  if (latest === 'pending') return;
   const exact1 = h.exactRun(1);
   const norm1 = h.normRun(1);
-  if (norm1 > 0) {
-    const calls = norm1 + 1;
-    const exact = exact1 === norm1;
-    // Repeats each made half a minute or more after the last are polls that wait between checks.
-    const tiers: TieredDetector = h.allSpaced(calls - 1) ? 'pending-poll' : 'no-progress';
-    if (calls >= ctx.floor(tiers, h.toolId(0))) {
-      out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, calls, calls, exact ? 'call' : 'norm'));
-      return;
+  // Repeats of a failing call are retry-storm's; a failed call can still close a cycle that succeeds elsewhere
+  // (re-read a stale slot, book it, refused, again), so only the period-1 checks are skipped for it.
+  if (latest !== 'error') {
+    if (norm1 > 0) {
+      const calls = norm1 + 1;
+      const exact = exact1 === norm1;
+      // Repeats each made half a minute or more after the last are polls that wait between checks.
+      const tiers: TieredDetector = h.allSpaced(calls - 1) ? 'pending-poll' : 'no-progress';
+      if (calls >= ctx.floor(tiers, h.toolId(0))) {
+        out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, calls, calls, exact ? 'call' : 'norm'));
+        return;
+      }
+    } else {
+      const calls = sameAnswerToOtherWords(h);
+      // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
+      if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
     }
-  } else {
-    const calls = sameAnswerToOtherWords(h);
-    // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
-    if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
   }
   for (let p = 2; p <= h.periods; p++) {
     const run = h.normRun(p);

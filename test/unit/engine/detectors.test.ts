@@ -53,6 +53,15 @@ describe('cycles', () => {
     expect(r.detectors[39]).toBe('cycle');
   });
 
+  it('sees a cycle close on the failed call that ends its period (re-read a stale slot, book it, refused)', () => {
+    const calls = times(4, (i) =>
+      i % 2 ? { tool: 'book', args: 'slot 10:00', result: '409 conflict', outcome: 'error' as const } : { tool: 'get_slot', args: 'mon', result: '10:00 free' },
+    );
+    const r = feed(calls);
+    expect(r.levels[3]).toBe('warning');
+    expect(r.detectors[3]).toBe('ping-pong');
+  });
+
   it('leaves a failing call alternating with a check that finds nothing to the retry tiers', () => {
     const calls = times(8, (i) =>
       i % 2 ? { tool: 'find_booking', args: 'ref R-1', result: '', outcome: 'empty' as const } : { tool: 'book', args: 'room 1', result: 'timeout', outcome: 'error' as const },
