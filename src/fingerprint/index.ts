@@ -106,13 +106,13 @@ const SUBJECT = '$lg:subject';
 const NAMING_WORD = /^[^\s/.]+$/;
 const DIGIT_RUNS = /[0-9]+/g;
 /**
- * A proper name: up to eight words, each starting with a capital or a digit
+ * A proper name: up to sixteen words, each starting with a capital or a digit
  * (after an opening bracket or quote), or a connector (`v.`, `of`, `&`, `de`…),
  * two of them capitalised words (`Maria`, `Park`): a person, a company, a
  * case citation, a street address. Questions are written in lower case, and
  * codes in capitals and digits (`Q3 FY2025`) are search text, not names.
  */
-const PROPER_NAME = /^(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)(?:\s+(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)){0,7}$/u;
+const PROPER_NAME = /^(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)(?:\s+(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)){0,15}$/u;
 const CAPITALISED_WORD = /(?:^|\s)[("'“]?\p{Lu}\p{Ll}/gu;
 /** A file path: its folder names what kind of thing it is, its file name which one (`Contracts/NDAs/NDA - Acme.pdf`). */
 const FILE_PATH = /^(.*)\/[^/]+\.[A-Za-z0-9]{1,6}$/;

@@ -18,6 +18,9 @@ describe('subjectShapeHash', () => {
     expect(subjectShapeHash({ member_id: 'W284716493', patient_name: 'Maria Okafor' })).toBe(subjectShapeHash({ member_id: 'W301558820', patient_name: 'Daniel Brooks' }));
     expect(subjectShapeHash({ address: '71 Orchard St, New York, NY 10002' })).toBe(subjectShapeHash({ address: '1501 Lexington Ave, New York, NY 10029' }));
     expect(subjectShapeHash({ citation: 'Ashcroft v. Iqbal, 556 U.S. 662 (2009)' })).toBe(subjectShapeHash({ citation: 'Celotex Corp. v. Catrett, 477 U.S. 317 (1986)' }));
+    expect(subjectShapeHash({ citation: 'Chevron U.S.A. Inc. v. Natural Resources Defense Council, Inc., 467 U.S. 837 (1984)' })).toBe(
+      subjectShapeHash({ citation: 'Lujan v. Defenders of Wildlife, 504 U.S. 555 (1992)' }),
+    );
     expect(subjectShapeHash({ document: 'Contracts/NDAs/NDA - Harbor Freight Robotics.pdf', clause: 'governing_law' })).toBe(
       subjectShapeHash({ document: 'Contracts/NDAs/NDA - Pinecrest Analytics.pdf', clause: 'governing_law' }),
     );
