@@ -26,10 +26,9 @@ const FLAG_NAMES_ID = 16;
 const FLAG_SPACED = 32;
 const TOOL_AND_OUTCOME = 0xffffff03;
 /**
- * A quick call that starts this long after the previous one started, or a
- * call that lasts this long and answers `pending`, `empty` or nothing
- * informative, comes at a waiting pace (a poll every minute, a long poll
- * that timed out, `wait(120)`).
+ * A call that starts this long after the previous one started, or lasts this
+ * long, comes at a waiting pace (a poll every minute, a long poll that timed
+ * out, `wait(120)`).
  */
 export const SPACED_MS = 30_000;
 
@@ -144,13 +143,9 @@ export class RunHistory {
   }
 
   push(tool: number, e: HistoryEntry): void {
-    // Waiting shows as a quick check started half a minute after the last call, or as a call that itself took that
-    // long and had nothing to say (a long poll, a wait tool). A long call that answered something is work: a slow
-    // build or training run re-run with the same result is no wait.
-    const long = e.endMs - e.startMs >= SPACED_MS;
-    const spaced = long
-      ? e.outcome === 'pending' || e.outcome === 'empty' || !e.informative
-      : this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS;
+    // Waiting shows as a start half a minute after the last one, or as a call that itself took that long (a long poll,
+    // a wait tool, a slow run the agent was asked to repeat).
+    const spaced = (this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS) || e.endMs - e.startMs >= SPACED_MS;
     if (this.total === 0) this.firstMs = e.startMs;
     this.lastMs = e.endMs;
     this.lastStartMs = e.startMs;

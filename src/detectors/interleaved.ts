@@ -27,6 +27,7 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
   if (h.exactRun(1) > 0 || h.earlierSameCalls() < floor - 1) return;
   let calls = 1;
   let last = 0;
+  let paced = h.spaced(0);
   for (let back = 1; back < h.size; back++) {
     if (!h.sameCall(0, back)) continue;
     if (!h.sameResult(0, back)) break;
@@ -35,9 +36,11 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
     if (!quiet) break;
     calls++;
     last = back;
+    paced &&= h.spaced(back);
   }
-  // Filler that checks on a pending job by id (sleep, poll, sleep, poll) means the run is waiting.
-  const tiers = pollsAJob(h, last) ? 'pending-poll' : 'no-progress';
+  // Filler that checks on a pending job by id (sleep, poll, sleep, poll), or repeats each made at a waiting pace
+  // (a `sleep 90` between lock retries), mean the run is waiting.
+  const tiers = pollsAJob(h, last) || paced ? 'pending-poll' : 'no-progress';
   if (calls < ctx.floor(tiers, h.toolId(0))) return;
   out.push({
     detector: 'no-progress',

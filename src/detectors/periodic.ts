@@ -43,8 +43,9 @@ export const periodic: Detector = (h, ctx, out) => {
     // The cycle must do something besides failing, or it is a retry storm across mirrors (or a retry and its check).
     if (!cycleHasSuccess(h, p)) return;
     const family: TieredDetector = p === 2 ? 'ping-pong' : 'cycle';
-    // Checking on a job by its id between other steps (sleep, poll, sleep, poll) is waiting.
-    const tiers: TieredDetector = pollsAJob(h, p) ? 'pending-poll' : family;
+    // Checking on a job by its id between other steps (sleep, poll, sleep, poll), or a period that waits half a minute
+    // (retry, sleep 90, retry), is waiting.
+    const tiers: TieredDetector = pollsAJob(h, p) || waitsEachPeriod(h, p) ? 'pending-poll' : family;
     const exact = h.exactRun(p) >= run;
     const periods = 1 + run / p;
     if (periods >= ctx.floor(tiers, h.toolId(0))) {
@@ -53,6 +54,12 @@ export const periodic: Detector = (h, ctx, out) => {
     return;
   }
 };
+
+/** Does the latest period hold a call made at a waiting pace (a sleep, a long poll, a check after a pause)? */
+function waitsEachPeriod(h: RunHistory, p: number): boolean {
+  for (let back = 0; back < p; back++) if (h.spaced(back)) return true;
+  return false;
+}
 
 /** Does one of the latest `calls` calls check on a pending job by its id? */
 export function pollsAJob(h: RunHistory, calls: number): boolean {

@@ -91,12 +91,14 @@ export const emptyStreak: Detector = (h, ctx, out) => {
     n++;
     first = back;
   }
-  if (n < ctx.floor('empty-streak', tool)) return;
+  // Empty answers at a waiting pace (a long poll for an approval that times out) are waiting, not guessing.
+  const tiers: TieredDetector = h.allSpaced(first + 1) ? 'pending-poll' : 'empty-streak';
+  if (n < ctx.floor(tiers, tool)) return;
   const next = sameCallAgain(h, 0, 'tool', n + 1);
   next.shapeHash = h.shapeHash(0).toString(16).padStart(16, '0');
   out.push({
     detector: 'empty-streak',
-    tiers: 'empty-streak',
+    tiers,
     score: n,
     count: n,
     period: 1,

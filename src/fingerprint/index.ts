@@ -114,8 +114,12 @@ const DIGIT_RUNS = /[0-9]+/g;
  */
 const PROPER_NAME = /^(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)(?:\s+(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)){0,15}$/u;
 const CAPITALISED_WORD = /(?:^|\s)[("'“]?\p{Lu}\p{Ll}/gu;
-/** A file path: its folder names what kind of thing it is, its file name which one (`Contracts/NDAs/NDA - Acme.pdf`). */
-const FILE_PATH = /^(.*)\/[^/]+\.[A-Za-z0-9]{1,6}$/;
+/**
+ * A file path: its folder names what kind of thing it is, its file name which
+ * one (`Contracts/NDAs/NDA - Acme.pdf`). URLs are not: guessing page names on
+ * a site asks one question of many addresses.
+ */
+const FILE_PATH = /^(?!\w+:\/\/)(.*)\/[^/]+\.[A-Za-z0-9]{1,6}$/;
 
 function isProperName(value: string): boolean {
   return value.length <= 256 && (value.match(CAPITALISED_WORD)?.length ?? 0) >= 2 && PROPER_NAME.test(value);

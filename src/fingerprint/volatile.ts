@@ -34,12 +34,12 @@ export const DURATION_KEYS: readonly string[] = Object.freeze([
 
 /**
  * Keys of identifiers and event times minted by the call itself (a job id, a
- * message id, a booking or payer reference, created_at). Masked except inside arrays: array elements are
+ * message id, created_at). Masked except inside arrays: array elements are
  * usually listed entities (`orders[].id`), whose ids are the data.
  */
-export const MINTED_KEYS: readonly string[] = Object.freeze(['id', 'created', 'updated', 'modified', 'reference']);
-/** Suffixes of minted keys: `job_id`, `messageId` (→ message_id), `created_at`, `updatedAt`, `payer_reference`. */
-export const MINTED_KEY_SUFFIXES: readonly string[] = Object.freeze(['_id', '_at', '_reference']);
+export const MINTED_KEYS: readonly string[] = Object.freeze(['id', 'created', 'updated', 'modified']);
+/** Suffixes of minted keys: `job_id`, `messageId` (→ message_id), `created_at`, `updatedAt`. */
+export const MINTED_KEY_SUFFIXES: readonly string[] = Object.freeze(['_id', '_at']);
 
 const UNIT_SUFFIX = /_(?:ms|s|sec|secs|seconds|us|ns|millis)$/;
 const DURATION_NAMES = new Set(DURATION_KEYS);

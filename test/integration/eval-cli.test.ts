@@ -195,7 +195,7 @@ describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate r
 });
 
 describe('loopguard eval --json on the corpora written to break it (known misses are listed in their READMEs)', () => {
-  for (const name of ['adversarial.jsonl', 'normals.jsonl', 'blind-a.jsonl', 'blind-b.jsonl', 'blind-c.jsonl', 'blind-d.jsonl', 'blind-e.jsonl', 'blind-f.jsonl', 'blind-g.jsonl', 'blind-h.jsonl', 'blind-i.jsonl', 'blind-j.jsonl', 'blind-k.jsonl', 'blind-l.jsonl']) {
+  for (const name of ['adversarial.jsonl', 'normals.jsonl', 'blind-a.jsonl', 'blind-b.jsonl', 'blind-c.jsonl', 'blind-d.jsonl', 'blind-e.jsonl', 'blind-f.jsonl', 'blind-g.jsonl', 'blind-h.jsonl', 'blind-i.jsonl', 'blind-j.jsonl', 'blind-k.jsonl', 'blind-l.jsonl', 'blind-m.jsonl', 'blind-n.jsonl']) {
     it(`never stops a normal run of ${name}`, async () => {
       const file = resolve(repoRoot, 'test/corpus', name);
       const r = await evalJson(file);

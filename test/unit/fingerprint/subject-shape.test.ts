@@ -30,6 +30,8 @@ describe('subjectShapeHash', () => {
     expect(subjectShapeHash({ text: 'Q3 FY2025' })).not.toBe(subjectShapeHash({ text: 'FY2025 Q3' }));
     expect(subjectShapeHash({ query: 'reset password steps' })).not.toBe(subjectShapeHash({ query: 'how to reset a password' }));
     expect(subjectShapeHash({ path: 'docs/a.md' })).not.toBe(subjectShapeHash({ path: 'src/a.md' }));
+    // Guessing page names on a site is one question asked of many addresses.
+    expect(subjectShapeHash({ url: 'https://docs.acme.dev/api/auth.html' })).not.toBe(subjectShapeHash({ url: 'https://docs.acme.dev/api/login.html' }));
   });
 
   it('tells a reworded question or a path spelt otherwise apart', () => {
