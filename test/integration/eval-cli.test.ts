@@ -4,7 +4,7 @@
  * the JSON contract of DESIGN §6, the acceptance figures, and exit code 2
  * with a message naming line and field for unreadable input.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -308,5 +308,18 @@ describe('the built bin: node dist/src/cli/bin.js eval', () => {
     expect(err!.stdout).toBe('');
     expect(err!.stderr).toMatch(/line 2\b/);
     expect(err!.stderr).toContain('"steps[1].status"');
+  }, 60_000);
+
+  it('ends quietly when the reader closes the pipe early (`eval … | head -1`)', async (ctx) => {
+    if (!built) ctx.skip();
+    const child = spawn(process.execPath, [bin, 'eval', ownCorpus], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read the first line of the table, then close our end as `head -1` would.
+    await new Promise<void>((done) => child.stdout.once('data', () => done()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
   }, 60_000);
 });
