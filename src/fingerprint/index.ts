@@ -112,7 +112,8 @@ const DIGIT_RUNS = /[0-9]+/g;
  * case citation, a street address. Questions are written in lower case, and
  * codes in capitals and digits (`Q3 FY2025`) are search text, not names.
  */
-const PROPER_NAME = /^(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)(?:\s+(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)){0,15}$/u;
+const NAME_WORD = String.raw`(?:[("'“]?[\p{Lu}\p{N}]\S*|v\.?|vs\.?|of|and|&|de|da|di|du|la|le|van|von|der|den|-|–)`;
+const PROPER_NAME = new RegExp(String.raw`^${NAME_WORD}(?:\s+${NAME_WORD}){0,15}$`, 'u');
 const CAPITALISED_WORD = /(?:^|\s)[("'“]?\p{Lu}\p{Ll}/gu;
 /**
  * A file path: its folder names what kind of thing it is, its file name which
