@@ -1,3 +1,4 @@
+import type { FingerprintOptions } from './fingerprint/options.js';
 import {
   DETECTOR_NAMES,
   PRESETS,
@@ -69,6 +70,8 @@ export interface ResolvedToolOptions {
   thresholds: Record<TieredDetector, Thresholds> | undefined;
   ignoreArgs: string[];
   volatileKeys: string[];
+  /** `ignoreArgs` and `volatileKeys` as the fingerprint functions take them, built once with the options. */
+  fingerprint: FingerprintOptions;
 }
 
 /** Thrown by `register()`, the processor and the collector for options they cannot accept. */
@@ -177,11 +180,14 @@ function toolsOption(value: unknown, base: Record<TieredDetector, Thresholds>): 
     if (opts.ignore !== undefined && typeof opts.ignore !== 'boolean') {
       throw new LoopGuardConfigError(`${field}.ignore`, 'a boolean', opts.ignore);
     }
+    const ignoreArgs = stringList(`${field}.ignoreArgs`, opts.ignoreArgs);
+    const volatileKeys = stringList(`${field}.volatileKeys`, opts.volatileKeys);
     out[tool] = {
       ignore: opts.ignore === true,
       thresholds: opts.thresholds === undefined ? undefined : thresholdsOption(`${field}.thresholds`, opts.thresholds, base),
-      ignoreArgs: stringList(`${field}.ignoreArgs`, opts.ignoreArgs),
-      volatileKeys: stringList(`${field}.volatileKeys`, opts.volatileKeys),
+      ignoreArgs,
+      volatileKeys,
+      fingerprint: { ignoreArgs, volatileKeys },
     };
   }
   return out;
