@@ -99,6 +99,8 @@ interface Call extends CallFacts {
 
 const noop = (): void => undefined;
 
+const AFTER_CALL_FAILED = 'acting on a verdict failed; the result is returned as it is';
+
 type Refusal = { refused: false } | { refused: true; value: unknown };
 const NOT_REFUSED: Refusal = Object.freeze({ refused: false });
 
@@ -238,14 +240,14 @@ export class Guard {
       result = await context.with(trace.setSpan(context.active(), call.span), execute);
     } catch (err) {
       const decision = errors.run('recording the tool error failed', () => this.recordError(call, err), undefined);
-      const breakError = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, undefined, false) : undefined;
+      const breakError = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, undefined, false), undefined) : undefined;
       call.end();
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
     const decision = errors.run('recording the tool result failed', () => this.recordResult(call, result), undefined);
     // No verdict to act on (the common case): no extra promise on the hot path.
-    const after = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, result, true) : result;
+    const after = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, result, true), result) : result;
     call.end();
     if (after instanceof LoopBreakError) throw after;
     return after;
@@ -352,10 +354,6 @@ export class Guard {
     }
     const value: NotExecutedResult = { status: 'not_executed', reason: 'loop_detected', message: nudge };
     return { refused: true, value };
-  }
-
-  private afterCallSafely(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
-    return this.processor.errors.runAsync('acting on a verdict failed; the result is returned as it is', () => this.afterCall(call, decision, result, succeeded), result);
   }
 
   /** Acts on the decision reached once the call returned (or failed). Returns the value to hand back, or the break to throw. */
