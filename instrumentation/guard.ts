@@ -19,6 +19,7 @@ import type { SpanShape } from '../src/span-shape.js';
 import { isOutcome, type Level, type Outcome } from '../src/types.js';
 import { buildNudge, previewArgs } from '../src/nudge.js';
 import { captureAttribute, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
+import { REGISTER_DEFAULTS } from './defaults.js';
 import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
 
 export type { LoopAction } from './loop-action.js';
@@ -141,7 +142,7 @@ export class Guard {
     this.tracer = tracer;
     this.processor = processor;
     this.options = options;
-    this.capture = resolveCapture(options.captureContent);
+    this.capture = resolveCapture(options.captureContent ?? REGISTER_DEFAULTS.captureContent);
     this.lifecycle = lifecycle;
   }
 
@@ -340,7 +341,7 @@ export class Guard {
     }
     call.end();
     const nudge = event?.nudge ?? '';
-    if (this.options.onBlock === 'throw') {
+    if ((this.options.onBlock ?? REGISTER_DEFAULTS.onBlock) === 'throw') {
       throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {
         reason: evidence?.detector ?? 'loop',
         detector: evidence?.detector ?? 'loop',
@@ -381,7 +382,7 @@ export class Guard {
       const value: NotExecutedResult = { status: 'not_executed', reason: 'loop_detected', message: event.nudge };
       return value;
     }
-    return succeeded && this.options.appendNudge !== false ? appendNudge(result, event.nudge) : result;
+    return succeeded && (this.options.appendNudge ?? REGISTER_DEFAULTS.appendNudge) ? appendNudge(result, event.nudge) : result;
   }
 
   private event(
