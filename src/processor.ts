@@ -25,9 +25,9 @@ export interface LoopGuardProcessorOptions extends DetectionOptions {
   meterProvider?: MeterProvider;
   /** Called for every decision that should reach someone (throttled warnings, every critical and break). Errors are caught. */
   onDetection?: (detection: Detection) => void;
-  /** Clock for idle-run eviction (tests). default Date.now */
+  /** Clock (epoch ms) for the guard's call times, spans judged before they end, and idle-run eviction (tests). default Date.now */
   now?: () => number;
-  /** Told of every error the processor caught in itself (it never throws into the tracer); they also go to the diag logger. */
+  /** Told of every error loopguard caught in itself or in a hook of yours (it never throws them into the tracer or your tool calls: the processor, the guard and the hooks onLoop, onDetection, classifyResult all report here); they also go to the diag logger. */
   onInternalError?: (error: unknown) => void;
 }
 
