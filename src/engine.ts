@@ -91,7 +91,7 @@ export class LoopEngine {
       maxRunMs: options.maxRunMs,
       maxTokens: options.maxTokens,
       tokens: 0,
-      floor: (tiers, toolId) => policy.floor(policy.tiersFor({ tiers }, toolName(toolId))),
+      floor: (tiers, toolId) => policy.floorFor(tiers, toolId, toolName),
     };
     this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
   }
