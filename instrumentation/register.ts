@@ -89,7 +89,12 @@ function validate(options: RegisterOptions): void {
   if (tracerProvider !== undefined && !hasMethod(tracerProvider, 'getTracer')) problems.add('tracerProvider', 'a TracerProvider', tracerProvider);
   if (processor !== undefined && !(processor instanceof LoopGuardSpanProcessor)) problems.add('processor', 'a LoopGuardSpanProcessor', processor);
   if (o.meterProvider !== undefined && !hasMethod(o.meterProvider, 'getMeter')) problems.add('meterProvider', 'a MeterProvider', o.meterProvider);
-  checkDetectionOptions(problems, split(options).detection, false);
+  const parts = split(options);
+  checkDetectionOptions(problems, parts.detection, false);
+  if (processor !== undefined) {
+    // Attach mode creates no processor: these would be dropped without a word.
+    for (const key of Object.keys(parts.processor)) problems.add(key, 'set on the LoopGuardSpanProcessor you pass (attach mode creates none)', o[key]);
+  }
   problems.throwIfAny();
 }
 

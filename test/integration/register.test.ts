@@ -46,6 +46,12 @@ describe('register()', () => {
     rejects({ processor: {} }, 'tracerProvider', /attach mode needs both/);
   });
 
+  it('refuses processor options in attach mode, where they would be dropped', async () => {
+    const h = createHarness();
+    rejects({ tracerProvider: h.provider, processor: h.processor, window: 10 }, 'window', /set on the LoopGuardSpanProcessor you pass/);
+    await h.close();
+  });
+
   it('validates every option at once, closest accepted value first, and sets nothing up when one is wrong', () => {
     const before = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
     let error: LoopGuardConfigError | undefined;
