@@ -43,8 +43,8 @@ const SEARCH_TOOL = /search|find|grep|list|lookup|query/i;
 const NOTHING_FOUND = /^(?:\[\]|\{\}|null|No matches found\b[^\n]*|No (?:results|files|matches)\b[^\n]*)?$/i;
 
 function programOf(command: string): string {
-  // The program of the last stage of a pipeline decides what printing nothing means (`cat x | grep y`).
-  const stages = command.split(/\|(?!\|)/);
+  // The last program of a pipeline or command list decides what printing nothing means (`cd src && grep y`, `cat x | grep y`).
+  const stages = command.split(/&&|\|\||[;|]/).filter((s) => s.trim() !== '');
   const words = (stages[stages.length - 1] ?? '').trim().split(/\s+/);
   const program = words.find((w) => !/^\w+=/.test(w) && w !== 'sudo') ?? '';
   return program.split('/').pop() ?? '';
