@@ -55,7 +55,7 @@ function readSpan(where: string | undefined, path: string, raw: unknown): TraceS
     attributes,
     startMs: startUs / 1e3,
     endMs: (startUs + durationUs) / 1e3,
-    failed: status === 'ERROR' || attributes.error === true,
+    failed: status === 'ERROR' || attributes.error === true || attributes.error === 'true',
     statusMessage: typeof description === 'string' ? description : undefined,
   };
 }

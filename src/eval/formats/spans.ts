@@ -54,7 +54,8 @@ function toolStep(span: TraceSpan): TrajectoryStep | undefined {
   }
   const durationMs = Math.max(0, span.endMs - span.startMs);
   if (span.failed) {
-    const error = readString(span.attributes, sc.ATTR_ERROR_TYPE) ?? span.statusMessage ?? 'error';
+    // Both parts, as the processor's error hash reads both: `TypeError: x is undefined`.
+    const error = [readString(span.attributes, sc.ATTR_ERROR_TYPE), span.statusMessage].filter((p) => p !== undefined && p !== '').join(': ') || 'error';
     return step(view.tool, args.present ? args.value : {}, { status: 'error', error, durationMs });
   }
   const declared = span.attributes[sc.ATTR_LOOPGUARD_OUTCOME];
