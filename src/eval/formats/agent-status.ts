@@ -1,4 +1,5 @@
 import type { Outcome } from '../../types.js';
+import type { TrajectoryStep } from '../corpus.js';
 
 /** What an agent log says about one tool call's outcome. */
 export interface Observation {
@@ -71,4 +72,10 @@ export function classifyObservation(o: Observation): Classified {
     return { status: 'error', error: output !== '' ? o.output : nonZeroExit ? `exit code ${o.exitCode}` : 'failed' };
   }
   return { status: 'ok' };
+}
+
+/** A step's outcome fields for an observation: the output as the result, or, for a failure, as the error. */
+export function observed(o: Observation): Pick<TrajectoryStep, 'status'> & Partial<TrajectoryStep> {
+  const c = classifyObservation(o);
+  return c.status === 'error' ? { status: 'error', error: c.error } : { status: c.status, result: o.output, hasResult: true };
 }

@@ -40,7 +40,7 @@ export interface ReadFile {
 export function readRuns(file: string, text: string, options: ReadOptions = {}): ReadFile {
   const input = parseInput(file, text);
   const first = input.values[0]?.value;
-  const reader = input.values.length === 0 ? benchmarkReader : FORMATS.find((f) => f.detect(first, input));
+  const reader = input.values.length === 0 ? benchmarkReader : FORMATS.find((f) => f.detect(first));
   if (reader === undefined) {
     const found = isObject(first) ? `an object with keys ${Object.keys(first).slice(0, 6).map((k) => `"${k}"`).join(', ')}` : Array.isArray(first) ? 'a list' : typeof first;
     throw new FormatError(

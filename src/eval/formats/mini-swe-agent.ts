@@ -1,5 +1,5 @@
-import { classifyObservation } from './agent-status.js';
-import { at, FormatError, isArray, isObject, need } from './input.js';
+import { observed } from './agent-status.js';
+import { at, FormatError, isArray, isObject, lineOf, need } from './input.js';
 import { parseArguments, textOf } from './text.js';
 import { step, unlabelled, type FormatReader, type TrajectoryStep } from './types.js';
 
@@ -61,7 +61,7 @@ export const miniSweAgentReader: FormatReader = {
     (Array.isArray(first) && isObject(first[0]) && typeof first[0].role === 'string'),
   read(input) {
     return input.values.map((v, n) => {
-      const where = v.line === undefined ? undefined : `line ${v.line}`;
+      const where = lineOf(v);
       const doc = v.value;
       const path = Array.isArray(doc) ? '' : 'messages';
       const messages = need(where, path, Array.isArray(doc) ? doc : isObject(doc) ? doc.messages : undefined, isArray, 'must be an array of messages');
@@ -72,10 +72,9 @@ export const miniSweAgentReader: FormatReader = {
         if (m.role !== 'assistant') return;
         const commands = commandsOf(m);
         commands.forEach((command, k) => {
-          const observed = observationOf(messages[i + 1 + k]);
-          if (observed === undefined) return;
-          const outcome = classifyObservation({ tool: 'bash', command, output: observed.output, exitCode: observed.exitCode });
-          steps.push(step('bash', { command }, outcome.status === 'error' ? outcome : { result: observed.output, hasResult: true, status: outcome.status }));
+          const observation = observationOf(messages[i + 1 + k]);
+          if (observation === undefined) return;
+          steps.push(step('bash', { command }, observed({ tool: 'bash', command, ...observation })));
         });
       });
       const info = isObject(doc) && isObject(doc.info) ? doc.info : undefined;

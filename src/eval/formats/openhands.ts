@@ -1,5 +1,5 @@
-import { classifyObservation } from './agent-status.js';
-import { at, FormatError, isArray, isObject, need } from './input.js';
+import { observed } from './agent-status.js';
+import { at, FormatError, isArray, isObject, lineOf, need } from './input.js';
 import { msBetween, parseArguments, textOf } from './text.js';
 import { step, unlabelled, type FormatReader, type Run, type TrajectoryStep } from './types.js';
 
@@ -70,17 +70,15 @@ function eventsToSteps(events: Event[]): TrajectoryStep[] {
         return;
       }
       used.add(observation);
-      const output = textOf(observation.content);
       const command = isObject(call.args) && typeof call.args.command === 'string' ? call.args.command : undefined;
-      const outcome = classifyObservation({
+      const outcome = observed({
         tool: call.tool,
         command: call.tool.includes('bash') || event.action === 'run' ? command : undefined,
-        output,
+        output: textOf(observation.content),
         exitCode: exitCodeOf(observation),
         failed: observation.observation === 'error',
       });
-      const durationMs = msBetween(event.timestamp, observation.timestamp);
-      steps.push(step(call.tool, call.args, outcome.status === 'error' ? { ...outcome, t, durationMs } : { result: output, hasResult: true, status: outcome.status, t, durationMs }));
+      steps.push(step(call.tool, call.args, { ...outcome, t, durationMs: msBetween(event.timestamp, observation.timestamp) }));
     } else if (event.observation === 'error' && event.cause === undefined && !used.has(event)) {
       steps.push(step('rejected_tool_call', {}, { status: 'error', error: textOf(event.content ?? event.message), t: msBetween(origin, event.timestamp) }));
     }
@@ -115,7 +113,7 @@ export const openHandsReader: FormatReader = {
   read(input) {
     const runs: Run[] = [];
     input.values.forEach((v, n) => {
-      const where = v.line === undefined ? undefined : `line ${v.line}`;
+      const where = lineOf(v);
       const doc = v.value;
       const path = Array.isArray(doc) ? '' : 'history';
       const history = need(where, path, Array.isArray(doc) ? doc : isObject(doc) ? doc.history : undefined, isArray, 'must be an array of events');

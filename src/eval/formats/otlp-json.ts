@@ -1,12 +1,9 @@
-import { SpanStatusCode } from '@opentelemetry/api';
 import { decodeTraceRequestJson } from '../../collector/otlp-json.js';
 import { OtlpDecodeError } from '../../collector/otlp-model.js';
 import { OtlpSpanAdapter } from '../../collector/span-adapter.js';
 import { FormatError, isObject, lineOf } from './input.js';
-import { spansToRuns, type TraceSpan } from './spans.js';
+import { spansToRuns } from './spans.js';
 import type { FormatReader } from './types.js';
-
-const toMs = (time: readonly [number, number]): number => time[0] * 1e3 + time[1] / 1e6;
 
 /** The collector decoder says `path: expected X, got Y`; split it so the message names the field like every other reader's. */
 function decodeError(where: string | undefined, err: OtlpDecodeError): FormatError {
@@ -25,7 +22,7 @@ export const otlpJsonReader: FormatReader = {
   looksLike: 'OTLP/JSON (one {"resourceSpans":[...]} export request a line, as the Collector\'s file exporter writes)',
   detect: (first) => isObject(first) && 'resourceSpans' in first,
   read(input, options) {
-    const spans: TraceSpan[] = [];
+    const spans: OtlpSpanAdapter[] = [];
     for (const v of input.values) {
       const where = lineOf(v);
       if (!isObject(v.value) || !Array.isArray(v.value.resourceSpans)) {
@@ -41,19 +38,7 @@ export const otlpJsonReader: FormatReader = {
       for (const rs of request.resourceSpans ?? []) {
         for (const ss of rs.scopeSpans ?? []) {
           for (const record of ss.spans ?? []) {
-            const span = new OtlpSpanAdapter(record, rs.resource, ss.scope);
-            spans.push({
-              traceId: span.spanContext().traceId,
-              spanId: span.spanContext().spanId,
-              parentSpanId: span.parentSpanId,
-              name: span.name,
-              kind: span.kind,
-              attributes: span.attributes,
-              startMs: toMs(span.startTime),
-              endMs: toMs(span.endTime),
-              failed: span.status.code === SpanStatusCode.ERROR,
-              statusMessage: span.status.message,
-            });
+            spans.push(new OtlpSpanAdapter(record, rs.resource, ss.scope));
           }
         }
       }

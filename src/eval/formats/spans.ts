@@ -1,27 +1,15 @@
-import type { Attributes } from '@opentelemetry/api';
-import { readRunKey, readToolSpan } from '../../dialects/index.js';
+import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { readToolSpan } from '../../dialects/index.js';
 import { readPayload, readString, type Recorded } from '../../dialects/payload.js';
 import { classifyResult } from '../../fingerprint/index.js';
+import { LoopGuardSpanProcessor } from '../../processor.js';
 import * as sc from '../../semconv.js';
+import type { SpanShape } from '../../span-shape.js';
 import { OUTCOMES, type Outcome } from '../../types.js';
 import type { TrajectoryStep } from '../corpus.js';
 import { step, unlabelled, type ReadOptions, type Run } from './types.js';
 
-/** A finished span from a trace file, whatever its encoding (OTLP/JSON, Jaeger JSON). */
-export interface TraceSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  name: string;
-  /** `SpanKind` of the API (SERVER = 1). */
-  kind: number;
-  attributes: Attributes;
-  /** Milliseconds since the epoch. */
-  startMs: number;
-  endMs: number;
-  failed: boolean;
-  statusMessage: string | undefined;
-}
+const toMs = (time: readonly [number, number]): number => time[0] * 1e3 + time[1] / 1e6;
 
 function isOutcome(value: unknown): value is Outcome {
   return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
@@ -40,7 +28,7 @@ function payloadOrHash(attributes: Attributes, payloadKey: string, hashKey: stri
 }
 
 /** One tool span as a trajectory step, read by the same dialect readers the processor uses; undefined for other spans. */
-function toolStep(span: TraceSpan): TrajectoryStep | undefined {
+function toolStep(span: SpanShape): TrajectoryStep | undefined {
   const view = readToolSpan(span);
   if (view === undefined) return undefined;
   let args: Recorded = { present: view.hasArgs, value: view.args };
@@ -52,10 +40,10 @@ function toolStep(span: TraceSpan): TrajectoryStep | undefined {
       result = payloadOrHash(span.attributes, sc.ATTR_GEN_AI_TOOL_CALL_RESULT, sc.ATTR_LOOPGUARD_RESULT_HASH);
     }
   }
-  const durationMs = Math.max(0, span.endMs - span.startMs);
-  if (span.failed) {
+  const durationMs = Math.max(0, toMs(span.endTime) - toMs(span.startTime));
+  if (span.status.code === SpanStatusCode.ERROR) {
     // Both parts, as the processor's error hash reads both: `TypeError: x is undefined`.
-    const error = [readString(span.attributes, sc.ATTR_ERROR_TYPE), span.statusMessage].filter((p) => p !== undefined && p !== '').join(': ') || 'error';
+    const error = [readString(span.attributes, sc.ATTR_ERROR_TYPE), span.status.message].filter((p) => p !== undefined && p !== '').join(': ') || 'error';
     return step(view.tool, args.present ? args.value : {}, { status: 'error', error, durationMs });
   }
   const declared = span.attributes[sc.ATTR_LOOPGUARD_OUTCOME];
@@ -70,41 +58,42 @@ function toolStep(span: TraceSpan): TrajectoryStep | undefined {
 }
 
 /**
- * Groups the tool spans of a trace file into runs by the processor's rule:
- * a run is named by the first session / conversation id any span of its
- * trace carries (the configured `runKeyAttribute` first), else it is the
- * trace; a tool span alone in its trace, with no such id, belongs to no run.
- * Steps are in start order, `t` counted from the run's first span.
+ * Groups the tool spans of a trace file into runs by the processor's own
+ * rule (`runKeyOf`, as the collector applies it): a run is named by the
+ * configured `runKeyAttribute` or the first session / conversation id a span
+ * of its trace carries, else it is the trace; a tool span alone in its trace,
+ * with no such id, belongs to no run. Steps are in start order, `t` counted
+ * from the run's first span.
  */
-export function spansToRuns(spans: TraceSpan[], options: ReadOptions): Run[] {
-  const explicitKey = (attributes: Attributes): string | undefined => {
-    const custom = options.runKeyAttribute === undefined ? undefined : attributes[options.runKeyAttribute];
-    return typeof custom === 'string' && custom !== '' ? custom : readRunKey(attributes);
-  };
-  const byTrace = new Map<string, TraceSpan[]>();
+export function spansToRuns(spans: SpanShape[], options: ReadOptions): Run[] {
+  // A processor only for its run-key rule: it sees each trace's spans start (that is where it learns a trace's key), never their end.
+  const keys = new LoopGuardSpanProcessor({ runKeyAttribute: options.runKeyAttribute });
+  const byTrace = new Map<string, SpanShape[]>();
   for (const s of spans) {
-    const list = byTrace.get(s.traceId);
+    const traceId = s.spanContext().traceId;
+    const list = byTrace.get(traceId);
     if (list) list.push(s);
-    else byTrace.set(s.traceId, [s]);
+    else byTrace.set(traceId, [s]);
   }
-  const runs = new Map<string, { origin: number; calls: { span: TraceSpan; step: TrajectoryStep }[] }>();
-  for (const [traceId, traceSpans] of byTrace) {
-    traceSpans.sort((a, b) => a.startMs - b.startMs);
-    const traceKey = traceSpans.map((s) => explicitKey(s.attributes)).find((k) => k !== undefined);
+  const byStart = (a: SpanShape, b: SpanShape) => toMs(a.startTime) - toMs(b.startTime);
+  const runs = new Map<string, { origin: number; calls: { start: number; step: TrajectoryStep }[] }>();
+  for (const traceSpans of byTrace.values()) {
+    traceSpans.sort(byStart);
+    for (const span of traceSpans) keys.onStart(span);
+    const origin = toMs(traceSpans[0]!.startTime);
     for (const span of traceSpans) {
       const call = toolStep(span);
-      if (call === undefined) continue;
-      const key = explicitKey(span.attributes) ?? traceKey ?? (span.parentSpanId === undefined ? undefined : traceId);
-      if (key === undefined) continue;
+      const key = call === undefined ? undefined : keys.runKeyOf(span);
+      if (call === undefined || key === undefined) continue;
       let run = runs.get(key);
-      if (!run) runs.set(key, (run = { origin: traceSpans[0]!.startMs, calls: [] }));
-      run.origin = Math.min(run.origin, traceSpans[0]!.startMs);
-      run.calls.push({ span, step: call });
+      if (!run) runs.set(key, (run = { origin, calls: [] }));
+      run.origin = Math.min(run.origin, origin);
+      run.calls.push({ start: toMs(span.startTime), step: call });
     }
   }
   return [...runs].map(([key, run]) => {
-    run.calls.sort((a, b) => a.span.startMs - b.span.startMs);
-    const steps = run.calls.map(({ span, step: s }) => ({ ...s, t: Math.round((span.startMs - run.origin) * 1000) / 1000 }));
+    run.calls.sort((a, b) => a.start - b.start);
+    const steps = run.calls.map(({ start, step: s }) => ({ ...s, t: Math.round((start - run.origin) * 1000) / 1000 }));
     return unlabelled(key, `${steps.length} tool calls`, steps);
   });
 }

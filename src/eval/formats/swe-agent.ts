@@ -1,5 +1,5 @@
-import { classifyObservation } from './agent-status.js';
-import { at, FormatError, isArray, isObject, need } from './input.js';
+import { observed } from './agent-status.js';
+import { at, FormatError, isArray, isObject, lineOf, need } from './input.js';
 import { textOf } from './text.js';
 import { step, unlabelled, type FormatReader, type TrajectoryStep } from './types.js';
 
@@ -62,7 +62,7 @@ export const sweAgentReader: FormatReader = {
       (Array.isArray(first.history) && isObject(first.history[0]) && typeof first.history[0].role === 'string')),
   read(input) {
     return input.values.map((v, n) => {
-      const where = v.line === undefined ? undefined : `line ${v.line}`;
+      const where = lineOf(v);
       const doc = need(where, '(document)', v.value, isObject, 'must be a SWE-agent trajectory object');
       const turns =
         doc.trajectory !== undefined
@@ -73,9 +73,8 @@ export const sweAgentReader: FormatReader = {
         .map((turn) => {
           const tool = toolOf(turn.action);
           const command = turn.action.trim();
-          const outcome = classifyObservation({ tool, command: tool === 'bash' ? command : undefined, output: turn.observation });
           const durationMs = turn.seconds === undefined ? undefined : Math.round(turn.seconds * 1000);
-          return step(tool, { command }, outcome.status === 'error' ? { ...outcome, durationMs } : { result: turn.observation, hasResult: true, status: outcome.status, durationMs });
+          return step(tool, { command }, { ...observed({ tool, command: tool === 'bash' ? command : undefined, output: turn.observation }), durationMs });
         });
       const id = input.values.length > 1 ? `${input.name}-${n + 1}` : input.name;
       return unlabelled(id, 'SWE-agent run', steps);

@@ -1,5 +1,5 @@
-import { classifyObservation } from './agent-status.js';
-import { at, FormatError, isArray, isObject, need } from './input.js';
+import { observed } from './agent-status.js';
+import { at, FormatError, isArray, isObject, lineOf, need } from './input.js';
 import { parseArguments, textOf } from './text.js';
 import { step, unlabelled, type FormatReader, type Run, type TrajectoryStep } from './types.js';
 
@@ -27,11 +27,7 @@ function readMessages(where: string | undefined, path: string, messages: unknown
       if (!isObject(fn) || typeof fn.name !== 'string' || fn.name === '') throw new FormatError(where, at(p, 'function.name'), 'must be a non-empty string');
       const reply = results[k];
       const answered = isObject(reply) && reply.role === 'tool';
-      const output = answered ? textOf(reply.content) : '';
-      const outcome = answered ? classifyObservation({ tool: fn.name, output }) : { status: 'ok' as const, error: undefined };
-      steps.push(
-        step(fn.name, parseArguments(fn.arguments), outcome.status === 'error' ? outcome : { result: output, hasResult: answered, status: outcome.status }),
-      );
+      steps.push(step(fn.name, parseArguments(fn.arguments), answered ? observed({ tool: fn.name, output: textOf(reply.content) }) : {}));
     });
   });
   return steps;
@@ -49,7 +45,7 @@ export const tauBenchReader: FormatReader = {
   read(input) {
     const runs: Run[] = [];
     for (const v of input.values) {
-      const where = v.line === undefined ? undefined : `line ${v.line}`;
+      const where = lineOf(v);
       const entries = need(where, '(document)', v.value, isArray, 'must be a list of tau-bench results');
       entries.forEach((entry, i) => {
         const path = at('', i);

@@ -19,7 +19,7 @@ export interface FormatReader {
   /** What a file of this format looks like, for the error when no format fits. */
   looksLike: string;
   /** Whether the first JSON value of the file is of this format (cheap: keys and shapes only). */
-  detect(first: unknown, input: Input): boolean;
+  detect(first: unknown): boolean;
   /** All runs in the file; throws FormatError (or CorpusError) naming the line or path and field that are wrong. */
   read(input: Input, options: ReadOptions): Run[];
 }

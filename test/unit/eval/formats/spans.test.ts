@@ -1,23 +1,40 @@
+import type { Attributes } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { spansToRuns, type TraceSpan } from '../../../../src/eval/formats/spans.js';
+import { attributesToKeyValues } from '../../../../src/collector/attributes.js';
+import { OtlpSpanAdapter } from '../../../../src/collector/span-adapter.js';
+import { spansToRuns } from '../../../../src/eval/formats/spans.js';
 
+const ROOT = Buffer.from('00000000000000ff', 'hex');
 let clock = 1_700_000_000_000;
-function span(traceId: string, fields: Partial<TraceSpan> & { attributes: TraceSpan['attributes'] }): TraceSpan {
+let ids = 0;
+
+/** A decoded OTLP span, 4 ms long, 10 ms after the previous one; a child of the trace's root unless `root`. */
+function span(trace: string, attributes: Attributes, fields: { root?: boolean; error?: string; name?: string } = {}): OtlpSpanAdapter {
   clock += 10;
-  return { traceId, spanId: `s${clock}`, parentSpanId: 'root', name: 'tool', kind: 0, startMs: clock, endMs: clock + 4, failed: false, statusMessage: undefined, ...fields };
+  const nanos = (ms: number) => (BigInt(ms) * 1_000_000n).toString();
+  return new OtlpSpanAdapter({
+    traceId: Buffer.from(trace.padStart(32, '0'), 'hex'),
+    spanId: Buffer.from((++ids).toString(16).padStart(16, '0'), 'hex'),
+    ...(fields.root ? {} : { parentSpanId: ROOT }),
+    name: fields.name ?? 'tool',
+    startTimeUnixNano: nanos(clock),
+    endTimeUnixNano: nanos(clock + 4),
+    attributes: attributesToKeyValues(attributes),
+    ...(fields.error === undefined ? {} : { status: { code: 2, message: fields.error } }),
+  });
 }
 
-const openInference = (trace: string, query: string, extra: TraceSpan['attributes'] = {}) =>
-  span(trace, { attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'search', 'input.value': JSON.stringify({ q: query }), 'output.value': '[]', ...extra } });
+const openInference = (trace: string, query: string, extra: Attributes = {}, root = false) =>
+  span(trace, { 'openinference.span.kind': 'TOOL', 'tool.name': 'search', 'input.value': JSON.stringify({ q: query }), 'output.value': '[]', ...extra }, { root });
 
 describe('spansToRuns: tool spans of a trace file as runs, by the dialect readers and the processor\'s run-key rule', () => {
   it('reads foreign dialects (OpenInference, Traceloop) and joins traces that share a session id', () => {
     const runs = spansToRuns(
       [
-        openInference('t1', 'a', { 'session.id': 'sess-1' }),
-        span('t1', { attributes: { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'fetch', 'traceloop.entity.input': '{"args":[],"kwargs":{"url":"u"}}', 'traceloop.entity.output': '{"ok":true}' } }),
-        span('t2', { name: 'invoke_agent', parentSpanId: undefined, attributes: { 'session.id': 'sess-1' } }),
-        openInference('t2', 'a'),
+        openInference('a1', 'a', { 'session.id': 'sess-1' }),
+        span('a1', { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'fetch', 'traceloop.entity.input': '{"args":[],"kwargs":{"url":"u"}}', 'traceloop.entity.output': '{"ok":true}' }),
+        span('a2', { 'session.id': 'sess-1' }, { root: true, name: 'invoke_agent' }),
+        openInference('a2', 'a'),
       ],
       {},
     );
@@ -32,20 +49,20 @@ describe('spansToRuns: tool spans of a trace file as runs, by the dialect reader
   });
 
   it('keys a run by its trace when no span names one, and leaves out a tool span alone in its trace', () => {
-    const runs = spansToRuns([openInference('t1', 'a'), openInference('t2', 'b', {})].map((s, i) => (i === 1 ? { ...s, parentSpanId: undefined } : s)), {});
-    expect(runs.map((r) => [r.id, r.steps.length])).toEqual([['t1', 1]]);
+    const runs = spansToRuns([openInference('b1', 'a'), openInference('b2', 'b', {}, true)], {});
+    expect(runs.map((r) => [r.id, r.steps.length])).toEqual([['b1'.padStart(32, '0'), 1]]);
   });
 
   it('reads the configured runKeyAttribute first', () => {
-    const runs = spansToRuns([openInference('t1', 'a', { 'app.run': 'r-9', 'session.id': 's' })], { runKeyAttribute: 'app.run' });
+    const runs = spansToRuns([openInference('c1', 'a', { 'app.run': 'r-9', 'session.id': 's' })], { runKeyAttribute: 'app.run' });
     expect(runs[0]!.id).toBe('r-9');
   });
 
   it('a failed span is an error step naming the error type and the status message; a declared outcome wins over the result', () => {
     const runs = spansToRuns(
       [
-        span('t1', { failed: true, statusMessage: 'HTTP 404', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get', 'error.type': 'NotFound' } }),
-        span('t1', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'poll', 'gen_ai.tool.call.result': '{"state":"running"}', 'loopguard.outcome': 'pending' } }),
+        span('d1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get', 'error.type': 'NotFound' }, { error: 'HTTP 404' }),
+        span('d1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'poll', 'gen_ai.tool.call.result': '{"state":"running"}', 'loopguard.outcome': 'pending' }),
       ],
       {},
     );
@@ -57,7 +74,7 @@ describe('spansToRuns: tool spans of a trace file as runs, by the dialect reader
 
   it("replays loopguard's own spans without captured content by their hashes, so equal calls stay equal", () => {
     const own = (args: string, result: string) =>
-      span('t1', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get', 'loopguard.args.hash': args, 'loopguard.result.hash': result } });
+      span('e1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get', 'loopguard.args.hash': args, 'loopguard.result.hash': result });
     const steps = spansToRuns([own('aa', 'r1'), own('aa', 'r1'), own('bb', 'r2')], {})[0]!.steps;
     expect(steps.map((s) => [s.args, s.result])).toEqual([
       [{ 'loopguard.args.hash': 'aa' }, { 'loopguard.result.hash': 'r1' }],
