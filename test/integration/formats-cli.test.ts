@@ -84,6 +84,14 @@ const EXPECTED: Record<string, { format: string; steps: () => Record<string, num
       github_issue: (json('github_issue.traj.json') as Msg[]).filter((m, i, all) => m.role === 'assistant' && /```mswea_bash_command/.test(String(m.content)) && all[i + 1] !== undefined).length,
     }),
   },
+  'pvlib__pvlib-python-1072.traj.json': {
+    format: 'mini-swe-agent',
+    // Tool-calling config: one tool message answers each command.
+    steps: () => {
+      const doc = json('pvlib__pvlib-python-1072.traj.json') as { instance_id: string; messages: Msg[] };
+      return { [doc.instance_id]: doc.messages.filter((m) => m.role === 'tool').length };
+    },
+  },
   'pydicom__pydicom-1458.traj': {
     format: 'swe-agent',
     steps: () => ({ 'pydicom__pydicom-1458': (json('pydicom__pydicom-1458.traj') as { trajectory: unknown[] }).trajectory.length }),

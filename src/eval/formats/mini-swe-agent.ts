@@ -1,10 +1,10 @@
 import { observed } from './agent-status.js';
 import { at, FormatError, isArray, isObject, lineOf, need } from './input.js';
-import { parseArguments, textOf } from './text.js';
+import { msBetween, parseArguments, textOf } from './text.js';
 import { step, unlabelled, type FormatReader, type TrajectoryStep } from './types.js';
 
 /** The command block of a text-based mini-SWE-agent response (```bash, ```mswea_bash_command or the XML form). */
-const COMMAND_BLOCK = /```(?:bash|sh|mswea_bash_command)[^\n]*\n([\s\S]*?)\n?```|<mswea_bash_command>([\s\S]*?)<\/mswea_bash_command>/;
+const COMMAND_BLOCK = /```(?:bash|sh|mswea_bash_command)[^\n]*\n([\s\S]*?)\n?```|<mswea_bash_command>([\s\S]*?)<\/mswea_bash_command>/g;
 const RETURN_CODE = /<returncode>\s*(-?\d+)\s*<\/returncode>/;
 const OUTPUT = /<output(?:_head|_tail)?>\n?([\s\S]*?)<\/output(?:_head|_tail)?>/g;
 
@@ -22,8 +22,9 @@ function commandsOf(message: Record<string, unknown>): string[] {
     });
     if (commands.every((c) => c !== undefined) && commands.length > 0) return commands as string[];
   }
-  const block = COMMAND_BLOCK.exec(textOf(message.content));
-  return block ? [(block[1] ?? block[2] ?? '').trim()] : [];
+  // The agent runs a response with exactly one block; any other count is a format error it answers with a reminder instead.
+  const blocks = [...textOf(message.content).matchAll(COMMAND_BLOCK)];
+  return blocks.length === 1 ? [(blocks[0]![1] ?? blocks[0]![2] ?? '').trim()] : [];
 }
 
 /**
@@ -47,8 +48,8 @@ function observationOf(message: unknown): { exitCode: number | undefined; output
 }
 
 /**
- * mini-SWE-agent trajectories (`*.traj.json`): `{"messages":[...], "info":{...}}`
- * as `save_traj` writes it, or the bare message list. Every assistant message
+ * mini-SWE-agent trajectories (`*.traj.json`): `{"messages":[...], "info":{...},
+ * "instance_id"?}` as the agent saves it, or the bare message list. Every assistant message
  * runs one bash command (a fenced block, or a tool call in tool-calling
  * configs); the next message holds its `<returncode>` and output. A response
  * the agent rejected for its format runs nothing and is not a step.
@@ -66,6 +67,9 @@ export const miniSweAgentReader: FormatReader = {
       const path = Array.isArray(doc) ? '' : 'messages';
       const messages = need(where, path, Array.isArray(doc) ? doc : isObject(doc) ? doc.messages : undefined, isArray, 'must be an array of messages');
       const steps: TrajectoryStep[] = [];
+      // Newer versions stamp each message (`extra.timestamp`, epoch seconds): the model's answer starts a step, its observation ends it.
+      const stamp = (m: unknown): unknown => (isObject(m) && isObject(m.extra) ? m.extra.timestamp : undefined);
+      const origin = messages.map(stamp).find((t) => t !== undefined);
       messages.forEach((m, i) => {
         if (!isObject(m)) throw new FormatError(where, at(path, i), 'must be a message object with "role"');
         if (typeof m.role !== 'string') throw new FormatError(where, at(at(path, i), 'role'), 'must be a string');
@@ -74,11 +78,12 @@ export const miniSweAgentReader: FormatReader = {
         commands.forEach((command, k) => {
           const observation = observationOf(messages[i + 1 + k]);
           if (observation === undefined) return;
-          steps.push(step('bash', { command }, observed({ tool: 'bash', command, ...observation })));
+          const timing = { t: msBetween(origin, stamp(m)), durationMs: msBetween(stamp(m), stamp(messages[i + 1 + k])) };
+          steps.push(step('bash', { command }, { ...observed({ tool: 'bash', command, ...observation }), ...timing }));
         });
       });
-      const info = isObject(doc) && isObject(doc.info) ? doc.info : undefined;
-      const instance = info && typeof info.instance_id === 'string' ? info.instance_id : undefined;
+      const info = isObject(doc) && isObject(doc.info) ? doc.info : {};
+      const instance = [isObject(doc) ? doc.instance_id : undefined, info.instance_id].find((x): x is string => typeof x === 'string');
       const id = instance ?? (input.values.length > 1 ? `${input.name}-${n + 1}` : input.name);
       return unlabelled(id, 'mini-SWE-agent run', steps);
     });

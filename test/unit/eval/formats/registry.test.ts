@@ -29,6 +29,16 @@ describe('readRuns: one registry, formats told apart by content', () => {
     expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.tool, s.args, s.result])).toEqual([['bash', { command: 'ls -la' }, 'README.md\n']]);
   });
 
+  it('a mini-SWE-agent response with two command blocks ran nothing (the agent answered with a format error)', () => {
+    const mini = [
+      { role: 'assistant', content: '```bash\nls\n```\nand\n```bash\npwd\n```' },
+      { role: 'user', content: 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.' },
+      { role: 'assistant', content: '```bash\nls\n```' },
+      { role: 'user', content: '<returncode>0</returncode>\n<output>\na.py\n</output>' },
+    ];
+    expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
+  });
+
   it('reads a tool-calling mini-SWE-agent trajectory ({"returncode","output"} observations)', () => {
     const traj = {
       trajectory_format: 'mini-swe-agent-1.1',
