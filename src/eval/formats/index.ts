@@ -14,16 +14,17 @@ export type { ReadOptions, Run } from './types.js';
 /**
  * Every format `eval` and `scan` read, tried in this order on the file's
  * first JSON value. The order matters only where shapes overlap: tau-bench
- * lists before bare message lists, SWE-agent (`trajectory`, or a `history`
- * of role messages) before OpenHands (`history` of events).
+ * lists before bare message lists, OpenHands (a `history` or `trajectory` of
+ * events, each an action or an observation) before SWE-agent (a `trajectory`
+ * of steps with both, or a `history` of role messages).
  */
 export const FORMATS: readonly FormatReader[] = [
   benchmarkReader,
   otlpJsonReader,
   jaegerJsonReader,
   tauBenchReader,
-  sweAgentReader,
   openHandsReader,
+  sweAgentReader,
   miniSweAgentReader,
 ];
 

@@ -13,7 +13,11 @@ const NOT_ARGUMENTS = new Set([
   'keep_prompt', 'kernel_init_code', 'impl_source', 'include_extra', 'wait_for_response', 'images_urls', 'action', 'reasoning_content',
 ]);
 
-const isEvent = (e: unknown): e is Event => isObject(e) && ('action' in e || 'observation' in e);
+/** An OpenHands event is an action or an observation, never both (a SWE-agent step has both), and no chat message (no `role`). */
+const isEvent = (e: unknown): e is Event => isObject(e) && !('role' in e) && 'action' in e !== 'observation' in e;
+const holdsEvents = (list: unknown): boolean => Array.isArray(list) && list.some((e) => isEvent(e) || (Array.isArray(e) && isEvent(e[0])));
+/** Where a document keeps its events: `history` (evaluation output), `trajectory` (the server's trajectory API). */
+const EVENT_LISTS = ['history', 'trajectory'] as const;
 
 /** The call the model made, from `tool_call_metadata`: its function name and parsed arguments. */
 function modelCall(event: Event): { tool: string; args: unknown } | undefined {
@@ -100,23 +104,22 @@ function flatten(where: string | undefined, path: string, history: unknown[]): E
 /**
  * OpenHands: an event stream or downloaded trajectory (a list of events with
  * `action` / `observation`, `cause` and `tool_call_metadata`), or evaluation
- * output (`output.jsonl`: one `{instance_id, history:[events]}` a line). Tool
+ * output (`output.jsonl`: one `{instance_id, history:[events]}` a line), or
+ * the server's trajectory API answer (`{"trajectory":[events]}`). Tool
  * name and arguments come from `tool_call_metadata` when recorded, else from
  * the action's type and `args`; `t` is counted from the first event.
  */
 export const openHandsReader: FormatReader = {
   name: 'openhands',
-  looksLike: 'OpenHands events (a list of {"action"|"observation",...} events, or {"instance_id","history":[events]} lines)',
-  detect: (first) =>
-    (Array.isArray(first) && isEvent(first[0])) ||
-    (isObject(first) && Array.isArray(first.history) && first.history.some((e) => isEvent(e) || (Array.isArray(e) && isEvent(e[0])))),
+  looksLike: 'OpenHands events (a list of {"action"|"observation",...} events, {"trajectory":[events]}, or {"instance_id","history":[events]} lines)',
+  detect: (first) => (Array.isArray(first) && isEvent(first[0])) || (isObject(first) && EVENT_LISTS.some((k) => holdsEvents(first[k]))),
   read(input) {
     const runs: Run[] = [];
     input.values.forEach((v, n) => {
       const where = lineOf(v);
       const doc = v.value;
-      const path = Array.isArray(doc) ? '' : 'history';
-      const history = need(where, path, Array.isArray(doc) ? doc : isObject(doc) ? doc.history : undefined, isArray, 'must be an array of events');
+      const path = Array.isArray(doc) ? '' : (EVENT_LISTS.find((k) => isObject(doc) && k in doc) ?? 'history');
+      const history = need(where, path, Array.isArray(doc) ? doc : isObject(doc) ? doc[path] : undefined, isArray, 'must be an array of events');
       const instance = isObject(doc) && (typeof doc.instance_id === 'string' || typeof doc.instance_id === 'number') ? String(doc.instance_id) : undefined;
       const id = instance ?? (input.values.length > 1 ? `${input.name}-${n + 1}` : input.name);
       runs.push(unlabelled(id, 'OpenHands run', eventsToSteps(flatten(where, path, history))));

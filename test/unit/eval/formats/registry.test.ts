@@ -20,6 +20,14 @@ describe('readRuns: one registry, formats told apart by content', () => {
     expect(r.runs[0]!.steps.map((s) => [s.tool, s.args, s.result, s.status, s.t, s.durationMs])).toEqual([['run', { command: 'ls' }, 'README.md', 'ok', 0, 1000]]);
   });
 
+  it("reads the OpenHands server's trajectory answer ({trajectory:[events]}), not as a SWE-agent trajectory", () => {
+    const events = [event(1, { action: 'run', args: { command: 'grep -rn x src' } }), event(2, { observation: 'run', cause: 1, content: '', extras: { metadata: { exit_code: 1 } } })];
+    const r = readRuns('t', JSON.stringify({ trajectory: events }));
+    expect(r.format).toBe('openhands');
+    expect(r.runs[0]!.steps.map((s) => [s.tool, s.status])).toEqual([['run', 'empty']]);
+    expect(readRuns('s', JSON.stringify({ trajectory: [{ action: 'ls\n', observation: 'a.py', thought: '' }] })).format).toBe('swe-agent');
+  });
+
   it('tells tau-bench results from a bare message list', () => {
     const tau = [{ task_id: 3, trial: 1, traj: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'search_flights', arguments: '{"from":"JFK"}' } }] }, { role: 'tool', content: '[]' }] }];
     const r = readRuns('t.json', JSON.stringify(tau));
