@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorDigest, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
 import type { HistoryEntry } from '../src/history.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
@@ -96,6 +96,7 @@ interface Call {
   args: unknown;
   argsHash: string;
   normArgsHash: string;
+  argsSketch: string;
   fpOptions: FingerprintOptions | undefined;
   /** undefined when the call is outside any run (it is then only annotated when its span ends). */
   runKey: string | undefined;
@@ -109,7 +110,7 @@ interface Call {
 const noop = (): void => undefined;
 
 /** What a call's history entry may add to its hashes and outcome. */
-type EntryExtras = Pick<HistoryEntry, 'shapeHash' | 'informative' | 'namesId'>;
+type EntryExtras = Pick<HistoryEntry, 'shapeHash' | 'informative' | 'namesId' | 'resultSketch' | 'failure'>;
 
 /** Break decisions always notify, so a quiet decision never needs acting on. */
 function needsAction(decision: Decision): boolean {
@@ -268,6 +269,7 @@ export class Guard {
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
     attributes[sc.ATTR_LOOPGUARD_ARGS_HASH] = fp.argsHash;
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
+    attributes[sc.ATTR_LOOPGUARD_ARGS_SKETCH] = fp.argsSketch;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
     if (info.attributes) Object.assign(attributes, info.attributes);
@@ -286,6 +288,7 @@ export class Guard {
       args,
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
+      argsSketch: fp.argsSketch,
       fpOptions,
       runKey: span.attributes ? this.processor.ownRunKey(span, info.attributes) : undefined,
       startMs: info.startTime ?? Date.now(),
@@ -313,6 +316,9 @@ export class Guard {
       shapeHash: extra?.shapeHash,
       informative: extra?.informative,
       namesId: extra?.namesId,
+      argsSketch: call.argsSketch,
+      resultSketch: extra?.resultSketch,
+      failure: extra?.failure,
     };
   }
 
@@ -331,6 +337,7 @@ export class Guard {
         // shape, only pending ones the id (poll or resubmit).
         shapeHash: this.shapeOf(call, outcome, digest),
         namesId: outcome === 'pending' && namesAnIdentifier(call.args),
+        resultSketch: digest.sketch,
       }),
     );
   }
@@ -349,7 +356,9 @@ export class Guard {
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
-    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message, call.args), 'error', false));
+    const retryable = span.attributes?.[sc.ATTR_LOOPGUARD_ERROR_RETRYABLE];
+    const digest = errorDigest(type, message, call.args, typeof retryable === 'boolean' ? retryable : undefined);
+    return this.processor.recordOwn(span, call.runKey, this.entry(call, digest.hash, 'error', false, { resultSketch: digest.sketch, failure: digest.failure }));
   }
 
   /** Only the documented verdict errors leave; a failure of loopguard's own lets the call run. */
@@ -390,6 +399,7 @@ export class Guard {
         shapeHash: next?.shapeHash,
         informative: next?.informative,
         namesId: next?.namesId,
+        failure: next?.failure,
       }),
     );
     const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';

@@ -10,13 +10,13 @@ import {
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorDigest, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
 import * as sc from './semconv.js';
 import type { SpanShape } from './span-shape.js';
-import type { Outcome } from './types.js';
+import type { FailureKind, Outcome } from './types.js';
 import { OUTCOMES } from './types.js';
 import { VERSION } from './version.js';
 
@@ -295,15 +295,24 @@ export class LoopGuardSpanProcessor {
     const ownNorm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
     let argsHash: string;
     let normArgsHash: string;
+    let argsSketch: string | undefined;
     if (typeof ownArgs === 'string') {
       argsHash = ownArgs;
       normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
-    } else {
-      const fp = view.hasArgs ? fingerprintArgs(view.args, fpOptions) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS };
+      const ownSketch = a[sc.ATTR_LOOPGUARD_ARGS_SKETCH];
+      if (typeof ownSketch === 'string') argsSketch = ownSketch;
+    } else if (view.hasArgs) {
+      const fp = fingerprintArgs(view.args, fpOptions);
       argsHash = fp.argsHash;
       normArgsHash = fp.normArgsHash;
+      argsSketch = fp.argsSketch;
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
       if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
+      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SKETCH, argsSketch);
+    } else {
+      argsHash = NAME_ONLY_ARGS;
+      normArgsHash = NAME_ONLY_ARGS;
+      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
     }
 
     const failed = span.status.code === SpanStatusCode.ERROR;
@@ -312,17 +321,33 @@ export class LoopGuardSpanProcessor {
     let informative = false;
     let hash: string;
     let outcome: Outcome;
+    let resultSketch: string | undefined;
+    let failure: FailureKind | undefined;
     if (typeof ownResult === 'string') {
       hash = ownResult;
       outcome = isOutcome(declared) ? declared : failed ? 'error' : 'ok';
+      const ownSketch = a[sc.ATTR_LOOPGUARD_RESULT_SKETCH];
+      if (typeof ownSketch === 'string') resultSketch = ownSketch;
+      const ownFailure = a[sc.ATTR_LOOPGUARD_FAILURE];
+      if (ownFailure === 'transient' || ownFailure === 'deterministic') failure = ownFailure;
     } else if (failed) {
       const errorType = a[sc.ATTR_ERROR_TYPE];
-      hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message, view.hasArgs ? view.args : undefined);
+      const retryable = a[sc.ATTR_LOOPGUARD_ERROR_RETRYABLE];
+      const digest = errorDigest(
+        typeof errorType === 'string' ? errorType : undefined,
+        span.status.message,
+        view.hasArgs ? view.args : undefined,
+        typeof retryable === 'boolean' ? retryable : undefined,
+      );
+      hash = digest.hash;
+      resultSketch = digest.sketch;
+      failure = digest.failure;
       outcome = 'error';
     } else if (view.hasResult) {
       const digest = resultDigest(view.result, fpOptions);
       hash = digest.hash;
       informative = digest.informative;
+      resultSketch = digest.sketch;
       outcome = isOutcome(declared) ? declared : classifyResult(view.result);
     } else {
       hash = unrecordedResult(span.spanContext().spanId);
@@ -338,6 +363,9 @@ export class LoopGuardSpanProcessor {
       shapeHash: shape,
       informative,
       namesId: outcome === 'pending' && view.hasArgs && namesAnIdentifier(view.args),
+      resultSketch,
+      argsSketch,
+      failure,
       tool: view.tool,
       argsHash,
       normArgsHash,
@@ -368,6 +396,8 @@ export class LoopGuardSpanProcessor {
       [sc.ATTR_LOOPGUARD_OUTCOME]: entry.outcome,
     };
     if (entry.shapeHash !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH] = entry.shapeHash;
+    if (entry.resultSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_RESULT_SKETCH] = entry.resultSketch;
+    if (entry.failure !== undefined) attributes[sc.ATTR_LOOPGUARD_FAILURE] = entry.failure;
     if (decision.level !== undefined) attributes[sc.ATTR_LOOPGUARD_LEVEL] = decision.level;
     setAll(span, attributes);
     if (decision.level === undefined || !decision.notify) return;
