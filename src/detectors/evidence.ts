@@ -22,7 +22,7 @@ export interface Continuation {
   informative: boolean;
   namesId: boolean;
   /** The failure kind a blocked call is recorded with, as the failure it repeats had it. */
-  failure: FailureKind | undefined;
+  failure?: FailureKind;
   /** The detector's score once the matching call is made. */
   score: number;
 }
