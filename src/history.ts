@@ -53,6 +53,8 @@ const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_
 const RESULT_DRIFT_BINS = binsForSimilarity(DRIFT_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 /** A bigger text sharing at least this share of the ratio of sizes with a smaller one contains it (sketch noise allowed for). */
 const CONTAINED = 0.9;
+/** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
+const EXACT_ANSWER = 0x80000000;
 /** Bigrams a text must gain to have grown: a line, not an OCR pass that read a few more words. */
 const MIN_GROWTH = 4;
 /** Estimated similarity from equal bins out of 64 (see sketchSimilarity). */
@@ -453,6 +455,9 @@ export class RunHistory {
     const resHi = b[o + F_RES_HI];
     const resLo = b[o + F_RES_LO];
     const near = (b[o + F_KIND]! & KIND_RESULT_NEAR) !== 0;
+    // Results too short to compare by sketch are their hash: equal hashes, the same answer, no scan. A blocked call
+    // (recorded with the hash of the answer it stands for, and no sketch) takes that answer's number.
+    if (!near && (b[o + F_TOOL_FLAGS]! & FLAG_BLOCKED) === 0) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
     const firsts = this.firstOfAnswer;
     firsts.length = 0;
     let s = o;
@@ -475,7 +480,8 @@ export class RunHistory {
       for (let j = i + 1; j < firsts.length; j++) if (b[firsts[j]! + F_ANSWER] === answer) first = firsts[j]!;
       if (first === f || this.equalResultBins(first, o) >= RESULT_DRIFT_BINS) return answer;
     }
-    this.answers = (this.answers + 1) >>> 0;
+    if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
+    this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     return this.answers;
   }
 

@@ -9,9 +9,9 @@ import { filler } from './interleaved.js';
  * help, so resending it unchanged is a loop by the third attempt, whatever
  * the run says in between (apologies to the user, notes to itself). Two
  * things earn an attempt of slack each, since they are how fixing looks:
- * new work before it (a call never made before that did not fail: an edit,
- * then the test again), and arguments that changed, however little (a
- * corrected body rejected by the same linter). A success or a different
+ * new work before it (an edit, then the test again: see freshWorkBetween),
+ * and arguments that changed, however little (a corrected body rejected by
+ * the same linter). A success or a different
  * failure of the call ends the count. Transient failures are `retry-storm`'s.
  */
 export const failureRepeat: Detector = (h, ctx, out) => {
@@ -45,11 +45,18 @@ export const failureRepeat: Detector = (h, ctx, out) => {
   });
 };
 
-/** Is there new work between the calls `newer` and `older` steps ago: a call not made before that told something new and did not fail? */
+/**
+ * Is there new work between the calls `newer` and `older` steps ago? Work is
+ * something that may have changed what the failing call meets: a new command
+ * that answered with no news of its own (an edit, a `sed -i`), or a command
+ * made before that now answered differently (`git bisect bad` checking out the
+ * next commit). Reading something new (a file view, a search, the user's
+ * reply) is information, not a fix; notes to itself and failures are neither.
+ */
 function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
   for (let between = newer + 1; between < older; between++) {
     if (h.blocked(between) || h.outcome(between) === 'error' || filler(h, between)) continue;
-    if (!h.calledAlikeBefore(between)) return true;
+    if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between)) return true;
   }
   return false;
 }

@@ -36,7 +36,7 @@ export const LONG_TEXT_SHINGLES = 64;
  */
 export const DRIFT_SIMILARITY = 0.25;
 /** The bar for arguments, compared on 32 bins: a long argument cut off at another point, not another long argument. */
-export const NEAR_ARGS_SIMILARITY = Number(process.env.LG_NA ?? 0.85);
+export const NEAR_ARGS_SIMILARITY = 0.7;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
