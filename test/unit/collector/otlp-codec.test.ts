@@ -120,7 +120,7 @@ describe('OTLP/JSON decoding against the OTLP specification example', () => {
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"startTimeUnixNano":true}]}]}]}', /spans\[0\]\.startTimeUnixNano: expected an integer/],
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"xyz1"}]}]}]}', /spans\[0\]\.spanId: expected a hex string/],
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"SIDEWAYS"}]}]}]}', /kind: expected an integer or a name of enum SpanKind/],
-      ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"flags":-1}]}]}]}', /flags: expected a non-negative integer/],
+      ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"flags":-1}]}]}]}', /flags: expected an integer in the range of fixed32 \(0 to 4294967295\)/],
       ['{"resourceSpans": [', /^invalid JSON/],
     ];
     for (const [body, message] of cases) {
