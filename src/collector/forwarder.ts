@@ -201,12 +201,14 @@ export class Forwarder {
   }
 
   /**
-   * Whether the queue has room for more at all, decided before a request's
-   * body is read. An empty queue always has room, so a request bigger than the
-   * whole queue is not refused forever.
+   * Whether the queue has room for a request of `incomingBytes` (its body
+   * size: about its encoded size for protobuf, more than it for JSON), decided
+   * before the body is read. An empty queue always has room, so a request
+   * bigger than the whole queue is not refused forever.
    */
-  hasRoom(): boolean {
-    return !this.enabled || this.queued === 0 || (this.queued < this.options.maxQueueSpans && this.queuedBytes < this.options.maxQueueBytes);
+  hasRoom(incomingBytes: number): boolean {
+    if (!this.enabled || this.queued === 0) return true;
+    return this.queued < this.options.maxQueueSpans && this.queuedBytes + incomingBytes <= this.options.maxQueueBytes;
   }
 
   /** Whether these chunks fit (same empty-queue rule as `hasRoom`). */

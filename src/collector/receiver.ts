@@ -53,9 +53,16 @@ const INITIAL_BODY_BUFFER = 16 * 1024;
  * body trickled in one byte at a time costs one byte per byte, not a Buffer
  * object per chunk.
  */
+/** The request's Content-Length when it has a valid one. */
+export function declaredLength(req: IncomingMessage): number | undefined {
+  const header = req.headers['content-length'];
+  const declared = Number(header);
+  return header !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+}
+
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  const known = req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
+  const declared = declaredLength(req);
+  const known = declared !== undefined;
   if (known && declared > maxBytes) {
     return Promise.reject(tooLarge(`request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`));
   }

@@ -17,6 +17,7 @@ import { FileQueueStore } from './queue-store.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.js';
 import {
   bodyFormatOf,
+  declaredLength,
   decodeContentEncoding,
   discardUnreadBody,
   HttpError,
@@ -127,7 +128,8 @@ class CollectorHost {
     const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs, maxConnections } = this.config.server;
     const server = createServer(
       {
-        headersTimeout: headersTimeoutMs,
+        // Node requires headersTimeout <= requestTimeout; the request timeout covers the headers too.
+        headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
         requestTimeout: requestTimeoutMs,
         keepAliveTimeout: keepAliveTimeoutMs,
         // Node checks the header and request timeouts on this interval (30 s by default, longer than the timeouts themselves).
@@ -227,7 +229,7 @@ class CollectorHost {
       }
       // Load is shed before the body is read: a full queue or too much work in flight costs the sender a round trip, not us a decode.
       // Refused before detection runs, too: the sender retries the whole request, and its spans must not be counted twice.
-      if (!this.forwarder.hasRoom()) {
+      if (!this.forwarder.hasRoom(declaredLength(req) ?? 0)) {
         throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
       }
       const max = this.config.maxBodyBytes;
@@ -284,8 +286,7 @@ class CollectorHost {
    * request arriving with nothing else in flight is always let in.
    */
   private reserve(req: IncomingMessage, maxBodyBytes: number): number {
-    const declared = Number(req.headers['content-length']);
-    const size = req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, maxBodyBytes) : maxBodyBytes;
+    const size = Math.min(declaredLength(req) ?? maxBodyBytes, maxBodyBytes);
     if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.config.limits.maxInFlightBytes) {
       throw new HttpError(429, 'too much data in flight; retry later', 'backpressure', this.retryAfter(), RPC_RESOURCE_EXHAUSTED);
     }
