@@ -87,7 +87,10 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     req.on('data', onData);
     req.once('end', () => resolve(buffer.subarray(0, size)));
     req.once('error', reject);
-    req.once('aborted', () => reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, RPC_INVALID_ARGUMENT)));
+    // A connection closed before the body ended (client gone, timeout) settles the read, releasing what it reserved.
+    req.once('close', () => {
+      if (!req.complete) reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, RPC_INVALID_ARGUMENT));
+    });
   });
 }
 

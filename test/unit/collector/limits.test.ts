@@ -102,7 +102,8 @@ describe('backpressure is decided before the body is read', () => {
     first.socket.destroy();
     // The reservation is released with its request: a small request fits again.
     await new Promise((r) => setTimeout(r, 50));
-    const third = await fetch(`${collector!.url}/v1/traces`, { method: 'POST', body: JSON.stringify(jsonRequest(1)), headers: { 'content-type': 'application/json' } });
+    const body = JSON.stringify(jsonRequest(1, { name: 'x'.repeat(30_000) }));
+    const third = await fetch(`${collector!.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(third.status).toBe(200);
   });
 });
