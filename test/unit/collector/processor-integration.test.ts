@@ -172,3 +172,29 @@ describe('memory bounds from the detection options', () => {
     }
   });
 });
+
+describe('idle runs', () => {
+  it('answers 200 for a finished run (its root span ended) and releases it after runTtlMs without new traffic', async () => {
+    const idle = await startCollector({ listen: { host: '127.0.0.1', port: 0 }, detection: { runTtlMs: 1000 } }, { log: () => {} });
+    try {
+      const memory = new InMemorySpanExporter();
+      await runAgent(memory, 'conv-idle', [{ args: { q: 'x' }, result: { ok: true } }]);
+      const body = ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+      expect((await fetch(`${idle.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } })).status).toBe(200);
+      // The root span has ended: the run is finished, and its verdict is still served until the run is evicted.
+      expect((await fetch(`${idle.url}/v1/runs/conv-idle`)).status).toBe(200);
+      // No span arrives from here on: eviction must not wait for one.
+      const deadline = Date.now() + 5000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        status = (await fetch(`${idle.url}/v1/runs/conv-idle`)).status;
+      }
+      expect(status).toBe(404);
+      const metrics = await (await fetch(`${idle.url}/metrics`)).text();
+      expect(metrics).toContain('loopguard_collector_runs_evicted_total 1\n');
+    } finally {
+      await idle.close();
+    }
+  });
+});
