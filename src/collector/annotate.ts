@@ -3,6 +3,7 @@ import type { Context } from '@opentelemetry/api';
 import type { SpanShape } from '../span-shape.js';
 import { rejectSpan } from './otlp-model.js';
 import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, SpanRejections } from './otlp-model.js';
+import type { KeyValueCap } from './key-caps.js';
 import { OtlpSpanAdapter } from './span-adapter.js';
 
 /**
@@ -70,6 +71,7 @@ export async function annotateRequest(
   annotator: SpanAnnotator,
   onDetectionError: (err: unknown) => void,
   rejected: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] },
+  keyCap?: KeyValueCap,
 ): Promise<AnnotateOutcome> {
   const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
   const acceptedResources: OtlpResourceSpans[] = [];
@@ -87,7 +89,7 @@ export async function annotateRequest(
         }
         kept.push(span);
         outcome.acceptedSpans++;
-        const shape = new OtlpSpanAdapter(span, rs.resource, ss.scope);
+        const shape = new OtlpSpanAdapter(span, rs.resource, ss.scope, keyCap);
         try {
           annotator.onStart(shape, ROOT_CONTEXT);
           annotator.onEnding?.(shape);

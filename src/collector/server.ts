@@ -13,6 +13,7 @@ import { decodeTraceRequestJsonPerSpan } from './otlp-json.js';
 import { OtlpDecodeError, RPC_INVALID_ARGUMENT, RPC_RESOURCE_EXHAUSTED, RPC_UNAUTHENTICATED, RPC_UNAVAILABLE, RPC_UNIMPLEMENTED } from './otlp-model.js';
 import type { DecodedTraceRequest, OtlpTraceResponse } from './otlp-model.js';
 import { decodeTraceRequestProtoPerSpan } from './otlp-protobuf.js';
+import { KeyValueCap } from './key-caps.js';
 import { FileQueueStore } from './queue-store.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.js';
 import {
@@ -77,6 +78,7 @@ export async function startCollector(input: CollectorConfig | CollectorConfigInp
   let forwarder: Forwarder | undefined;
   let annotator: SpanAnnotator | undefined;
   const metrics = new CollectorMetrics({
+    maxSeriesPerMetric: config.limits.maxSeriesPerMetric,
     queueSize: () => forwarder?.queuedSpans ?? 0,
     runsEvicted: () => annotator?.engine?.evictions ?? 0,
   });
@@ -115,6 +117,7 @@ class CollectorHost {
   private inFlightBytes = 0;
   private unloggedErrors = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly keyCap: KeyValueCap;
 
   constructor(
     private readonly config: CollectorConfig,
@@ -122,7 +125,10 @@ class CollectorHost {
     private readonly forwarder: Forwarder,
     private readonly metrics: CollectorMetrics,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    const runKeyAttribute = config.detection.runKeyAttribute;
+    this.keyCap = new KeyValueCap(config.limits.maxKeyLength, [typeof runKeyAttribute === 'string' ? runKeyAttribute : undefined]);
+  }
 
   listen(): Promise<RunningCollector> {
     const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs, maxConnections } = this.config.server;
@@ -208,7 +214,7 @@ class CollectorHost {
       sendJson(res, 400, { error: 'run key is not valid percent-encoding' });
       return;
     }
-    const verdict = this.annotator.verdict(runKey);
+    const verdict = this.annotator.verdict(this.keyCap.key(runKey));
     if (verdict === undefined) sendJson(res, 404, { error: `unknown run: ${runKey}`, runKey });
     else sendJson(res, 200, verdict);
   }
@@ -277,7 +283,7 @@ class CollectorHost {
       if (err instanceof OtlpDecodeError) throw new HttpError(400, err.message, 'malformed', {}, RPC_INVALID_ARGUMENT);
       throw err;
     }
-    return annotateRequest(decoded.request, this.annotator, (err) => this.onDetectionError(err), decoded);
+    return annotateRequest(decoded.request, this.annotator, (err) => this.onDetectionError(err), decoded, this.keyCap);
   }
 
   /**

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import type { Attributes, AttributeValue, HrTime, SpanContext, SpanStatus, TimeInput } from '@opentelemetry/api';
 import { isTimeInput, timeInputToHrTime, TraceState } from '@opentelemetry/core';
 import type { SpanShape } from '../span-shape.js';
+import type { KeyValueCap } from './key-caps.js';
 import { attributesToKeyValues, attributeToAnyValue, keyValuesToAttributes } from './attributes.js';
 import type { OtlpEvent, OtlpInstrumentationScope, OtlpResource, OtlpSpan } from './otlp-model.js';
 
@@ -56,6 +57,7 @@ export class OtlpSpanAdapter implements SpanShape {
     private readonly record: OtlpSpan,
     resource?: OtlpResource,
     scope?: OtlpInstrumentationScope,
+    keyCap?: KeyValueCap,
   ) {
     this.name = record.name ?? '';
     this.kind = OTLP_KIND_TO_API[record.kind ?? 0] ?? SpanKind.INTERNAL;
@@ -84,6 +86,7 @@ export class OtlpSpanAdapter implements SpanShape {
     this.resource = { attributes: keyValuesToAttributes(resource?.attributes) };
     this.instrumentationScope = { name: scope?.name ?? '', version: scope?.version || undefined };
     this.attributeCache = keyValuesToAttributes(record.attributes);
+    keyCap?.apply(this.attributeCache);
   }
 
   get attributes(): Attributes {

@@ -20,7 +20,6 @@ const reading: SpanAnnotator = {
   onStart() {},
   onEnd(span: SpanShape) {
     void span.attributes;
-    void span.events;
   },
   verdict: () => undefined,
 };
