@@ -4,6 +4,7 @@ import type { SpanShape } from '../span-shape.js';
 import { rejectSpan } from './otlp-model.js';
 import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, SpanRejections } from './otlp-model.js';
 import type { KeyValueCap } from './key-caps.js';
+import type { SpanEdits } from './otlp-encode.js';
 import { OtlpSpanAdapter } from './span-adapter.js';
 
 /**
@@ -31,6 +32,8 @@ export interface AnnotateOutcome extends SpanRejections {
   accepted: OtlpTraceRequest;
   acceptedSpans: number;
   detectionErrors: number;
+  /** What detection did to each accepted span, for forwarding received bytes plus appended fields. */
+  edits: SpanEdits;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function annotateRequest(
   rejected: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] },
   keyCap?: KeyValueCap,
 ): Promise<AnnotateOutcome> {
-  const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
+  const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, edits: new WeakMap(), rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
   const acceptedResources: OtlpResourceSpans[] = [];
   let sliceStart = performance.now();
   let sinceCheck = 0;
@@ -98,6 +101,7 @@ export async function annotateRequest(
           outcome.detectionErrors++;
           onDetectionError(err);
         }
+        outcome.edits.set(span, shape.edit());
         if (++sinceCheck >= SLICE_CHECK_EVERY) {
           sinceCheck = 0;
           if (performance.now() - sliceStart >= SLICE_MS) {

@@ -1,9 +1,10 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { decodeProblem, rejectSpan } from './otlp-model.js';
+import { encodeChunk } from './otlp-encode.js';
+import type { SpanEdits, WireBytes } from './otlp-encode.js';
 import type { OtlpResourceSpans, OtlpTraceRequest, OtlpTraceResponse, SpanRejections } from './otlp-model.js';
 import { decodeTraceResponseJson, encodeTraceRequestJson } from './otlp-json.js';
-import { decodeTraceRequestProto, decodeTraceResponseProto, encodeTraceRequestProto } from './otlp-protobuf.js';
+import { decodeTraceRequestProto, decodeTraceResponseProto } from './otlp-protobuf.js';
 import type { FileQueueStore } from './queue-store.js';
 
 const gzip = promisify(gzipCallback);
@@ -138,31 +139,17 @@ export function splitIntoChunks(request: OtlpTraceRequest, max: number): { resou
  * another sender's batch fail. A chunk that does not encode as a whole is
  * encoded span by span, and only the spans that fail are refused.
  */
-export function encodeForQueue(request: OtlpTraceRequest, maxBatchSpans: number): { chunks: EncodedChunk[]; refused: SpanRejections } {
+export function encodeForQueue(
+  request: OtlpTraceRequest,
+  maxBatchSpans: number,
+  wire: WireBytes = new WeakMap(),
+  edits: SpanEdits = new WeakMap(),
+): { chunks: EncodedChunk[]; refused: SpanRejections } {
   const refused: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
   const chunks: EncodedChunk[] = [];
   for (const chunk of splitIntoChunks(request, maxBatchSpans)) {
-    try {
-      chunks.push({ body: encodeTraceRequestProto({ resourceSpans: chunk.resourceSpans }), spans: chunk.spans });
-      continue;
-    } catch {
-      // fall through to span by span
-    }
-    const parts: Uint8Array[] = [];
-    let spans = 0;
-    for (const rs of chunk.resourceSpans) {
-      for (const ss of rs.scopeSpans ?? []) {
-        for (const span of ss.spans ?? []) {
-          try {
-            parts.push(encodeTraceRequestProto({ resourceSpans: [{ ...rs, scopeSpans: [{ ...ss, spans: [span] }] }] }));
-            spans++;
-          } catch (err) {
-            rejectSpan(refused, `span ${Buffer.from(span.spanId ?? []).toString('hex')}`, `cannot be encoded for forwarding: ${decodeProblem(err)}`);
-          }
-        }
-      }
-    }
-    if (spans > 0) chunks.push({ body: Buffer.concat(parts), spans });
+    const encoded = encodeChunk(chunk.resourceSpans, wire, edits, refused);
+    if (encoded.spans > 0) chunks.push(encoded);
   }
   return { chunks, refused };
 }

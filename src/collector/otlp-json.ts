@@ -210,7 +210,7 @@ function decodeBody<T>(type: Type, body: Uint8Array | string, ctx: DecodeContext
 export function decodeTraceRequestJsonPerSpan(body: Uint8Array | string, maxAnyValueDepth: number): DecodedTraceRequest {
   const rejections: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
   const request = decodeBody<OtlpTraceRequest>(ExportTraceServiceRequestType, body, { maxAnyValueDepth, anyDepth: 0, rejections });
-  return { request, ...rejections };
+  return { request, wire: new WeakMap(), ...rejections };
 }
 
 function encodeScalar(field: protobuf.Field, value: unknown): unknown {

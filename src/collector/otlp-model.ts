@@ -149,6 +149,8 @@ export function rejectSpan(into: SpanRejections, path: string, problem: string):
  */
 export interface DecodedTraceRequest extends SpanRejections {
   request: OtlpTraceRequest;
+  /** Original wire bytes of the decoded resources, scopes and spans (protobuf requests only), forwarded as they came. */
+  wire: WeakMap<object, Uint8Array>;
 }
 
 /** Why a span could not be decoded, from whatever the decoder threw (a stack overflow included). */

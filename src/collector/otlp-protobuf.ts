@@ -34,10 +34,12 @@ function encode(type: Type, value: object): Uint8Array {
 }
 
 /** A checked sub-message, decoded; several occurrences of a singular field merge, as protobuf defines it (by concatenation). */
-function decodeChecked<T>(type: Type, buf: Buffer, fields: WireField[], maxAnyValueDepth: number): T {
+function decodeChecked<T extends object>(type: Type, buf: Buffer, fields: WireField[], maxAnyValueDepth: number, wire: WeakMap<object, Uint8Array>): T {
   for (const f of fields) checkMessage(type, buf, f.start, f.end, fields[0]!.path, maxAnyValueDepth);
   const bytes = fields.length === 1 ? buf.subarray(fields[0]!.start, fields[0]!.end) : Buffer.concat(fields.map((f) => buf.subarray(f.start, f.end)));
-  return type.toObject(type.decode(bytes), TO_OBJECT) as T;
+  const value = type.toObject(type.decode(bytes), TO_OBJECT) as T;
+  wire.set(value, bytes);
+  return value;
 }
 
 const lastString = (buf: Buffer, fields: WireField[]): string | undefined => {
@@ -57,7 +59,7 @@ function fieldsById(fields: WireField[], id: number): WireField[] {
  */
 export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDepth: number): DecodedTraceRequest {
   const buf = asBuffer(body);
-  const out: DecodedTraceRequest = { request: {}, rejectedSpans: 0, rejectionMessages: [] };
+  const out: DecodedTraceRequest = { request: {}, wire: new WeakMap(), rejectedSpans: 0, rejectionMessages: [] };
   try {
     const resourceSpans: OtlpResourceSpans[] = [];
     for (const [ri, rsField] of fieldsById(topFields(ExportTraceServiceRequestType, buf, 0, buf.length, ''), 1).entries()) {
@@ -65,7 +67,7 @@ export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDept
       const rsFields = topFields(ResourceSpansType, buf, rsField.start, rsField.end, rsPath);
       const rs: OtlpResourceSpans = {};
       const resource = fieldsById(rsFields, 1);
-      if (resource.length > 0) rs.resource = decodeChecked(ResourceType, buf, resource, maxAnyValueDepth);
+      if (resource.length > 0) rs.resource = decodeChecked(ResourceType, buf, resource, maxAnyValueDepth, out.wire);
       const schemaUrl = lastString(buf, fieldsById(rsFields, 3));
       if (schemaUrl !== undefined) rs.schemaUrl = schemaUrl;
       const scopeSpans: OtlpScopeSpans[] = [];
@@ -74,7 +76,7 @@ export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDept
         const ssFields = topFields(ScopeSpansType, buf, ssField.start, ssField.end, ssPath);
         const ss: OtlpScopeSpans = {};
         const scope = fieldsById(ssFields, 1);
-        if (scope.length > 0) ss.scope = decodeChecked(InstrumentationScopeType, buf, scope, maxAnyValueDepth);
+        if (scope.length > 0) ss.scope = decodeChecked(InstrumentationScopeType, buf, scope, maxAnyValueDepth, out.wire);
         const ssSchemaUrl = lastString(buf, fieldsById(ssFields, 3));
         if (ssSchemaUrl !== undefined) ss.schemaUrl = ssSchemaUrl;
         const spans: OtlpSpan[] = [];
@@ -82,7 +84,10 @@ export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDept
           const spanPath = `${ssPath}.spans[${pi}]`;
           try {
             checkMessage(SpanType, buf, spanField.start, spanField.end, spanPath, maxAnyValueDepth);
-            spans.push(SpanType.toObject(SpanType.decode(buf.subarray(spanField.start, spanField.end)), TO_OBJECT) as OtlpSpan);
+            const bytes = buf.subarray(spanField.start, spanField.end);
+            const span = SpanType.toObject(SpanType.decode(bytes), TO_OBJECT) as OtlpSpan;
+            out.wire.set(span, bytes);
+            spans.push(span);
           } catch (err) {
             // WireError messages start with the span's own path; the rejection names it once.
             const problem = err instanceof WireError ? err.message.slice(spanPath.length).replace(/^[.:]\s*/, '') : decodeProblem(err);

@@ -243,8 +243,8 @@ class CollectorHost {
       const raw = await readBody(req, max);
       const body = await decodeContentEncoding(raw, req.headers['content-encoding'], max);
       if (body !== raw) reserved = this.grow(reserved, body.length);
-      const outcome = await this.decodeAndAnnotate(format, body);
-      const { chunks, refused } = encodeForQueue(outcome.accepted, this.config.batch.maxSpans);
+      const { outcome, wire } = await this.decodeAndAnnotate(format, body);
+      const { chunks, refused } = encodeForQueue(outcome.accepted, this.config.batch.maxSpans, wire, outcome.edits);
       if (!this.forwarder.canAccept(chunks)) {
         // Detection has run on these spans; the sender's retry counts them again. Rare: hasRoom() said yes a moment ago.
         throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
@@ -274,7 +274,7 @@ class CollectorHost {
     }
   }
 
-  private async decodeAndAnnotate(format: BodyFormat, body: Buffer): Promise<AnnotateOutcome> {
+  private async decodeAndAnnotate(format: BodyFormat, body: Buffer): Promise<{ outcome: AnnotateOutcome; wire: DecodedTraceRequest['wire'] }> {
     const depth = this.config.limits.maxAnyValueDepth;
     let decoded: DecodedTraceRequest;
     try {
@@ -283,7 +283,8 @@ class CollectorHost {
       if (err instanceof OtlpDecodeError) throw new HttpError(400, err.message, 'malformed', {}, RPC_INVALID_ARGUMENT);
       throw err;
     }
-    return annotateRequest(decoded.request, this.annotator, (err) => this.onDetectionError(err), decoded, this.keyCap);
+    const outcome = await annotateRequest(decoded.request, this.annotator, (err) => this.onDetectionError(err), decoded, this.keyCap);
+    return { outcome, wire: decoded.wire };
   }
 
   /**

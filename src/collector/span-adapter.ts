@@ -3,6 +3,7 @@ import type { Attributes, AttributeValue, HrTime, SpanContext, SpanStatus, TimeI
 import { isTimeInput, timeInputToHrTime, TraceState } from '@opentelemetry/core';
 import type { SpanShape } from '../span-shape.js';
 import type { KeyValueCap } from './key-caps.js';
+import type { SpanEdit } from './otlp-encode.js';
 import { attributesToKeyValues, attributeToAnyValue, keyValuesToAttributes } from './attributes.js';
 import type { OtlpEvent, OtlpInstrumentationScope, OtlpResource, OtlpSpan } from './otlp-model.js';
 
@@ -52,6 +53,11 @@ export class OtlpSpanAdapter implements SpanShape {
   readonly ended = true;
   private readonly context: SpanContext;
   private readonly attributeCache: Attributes;
+  /** List lengths as received: what lies beyond them was appended here. */
+  private readonly receivedAttributes: number;
+  private readonly receivedEvents: number;
+  /** A received attribute was changed in place, so the span cannot be forwarded as its bytes plus appended fields. */
+  private rewritten = false;
 
   constructor(
     private readonly record: OtlpSpan,
@@ -86,7 +92,14 @@ export class OtlpSpanAdapter implements SpanShape {
     this.resource = { attributes: keyValuesToAttributes(resource?.attributes) };
     this.instrumentationScope = { name: scope?.name ?? '', version: scope?.version || undefined };
     this.attributeCache = keyValuesToAttributes(record.attributes);
+    this.receivedAttributes = record.attributes?.length ?? 0;
+    this.receivedEvents = record.events?.length ?? 0;
     keyCap?.apply(this.attributeCache);
+  }
+
+  /** How the span changed since it was received (see otlp-encode). */
+  edit(): SpanEdit {
+    return this.rewritten ? 'rewritten' : { attributes: this.receivedAttributes, events: this.receivedEvents };
   }
 
   get attributes(): Attributes {
@@ -109,9 +122,12 @@ export class OtlpSpanAdapter implements SpanShape {
     if (value === undefined || value === null) return this;
     this.attributeCache[key] = value;
     const list = (this.record.attributes ??= []);
-    const existing = list.find((kv) => kv.key === key);
-    if (existing) existing.value = attributeToAnyValue(value);
-    else list.push({ key, value: attributeToAnyValue(value) });
+    const index = list.findIndex((kv) => kv.key === key);
+    if (index < 0) list.push({ key, value: attributeToAnyValue(value) });
+    else {
+      list[index]!.value = attributeToAnyValue(value);
+      if (index < this.receivedAttributes) this.rewritten = true;
+    }
     return this;
   }
 
