@@ -136,6 +136,8 @@ async function startSystem(
       LOOPGUARD_COLLECTOR_HOST: '127.0.0.1',
       LOOPGUARD_COLLECTOR_PORT: String(listenPort),
       LOOPGUARD_COLLECTOR_FORWARD_ENDPOINT: `http://127.0.0.1:${sinkPort}/v1/traces`,
+      // Several batches in flight, as the Go Collector's sending queue has several consumers (10 by default).
+      LOOPGUARD_COLLECTOR_FORWARD_MAX_CONCURRENT_BATCHES: '4',
     });
   } else {
     const config = join(work, 'otelcol.yaml');
@@ -259,7 +261,7 @@ async function main(): Promise<void> {
   const lines = [`collector throughput (${report.spansPerRequest} spans, ~${Math.round(report.bodyBytes / 1024)} KiB per request; system on CPU 0, load on CPU 1)`];
   for (const r of results) {
     for (const p of r.phases) {
-      lines.push(`  ${r.system.padEnd(9)} ${String(p.senders).padStart(2)} sender(s): ${String(p.spansPerSec).padStart(7)} spans/s delivered, ${String(p.cpuMicrosPerSpan).padStart(6)} µs CPU/span, ${p.refusedRequests} refused (429/503), ${p.errors} errors`);
+      lines.push(`  ${r.system.padEnd(9)} ${String(p.senders).padStart(2)} sender(s): ${String(p.spansPerSec).padStart(7)} spans/s delivered (${p.ackedSpansPerSec} acknowledged), ${String(p.cpuMicrosPerSpan).padStart(6)} µs CPU/span, ${p.refusedRequests} refused (429/503), ${p.errors} errors`);
     }
   }
   for (const r of ratios) lines.push(`  ratio loopguard/otelcol at ${r.senders}: throughput ${r.throughputRatio}×, CPU per span ${r.cpuPerSpanRatio}×`);

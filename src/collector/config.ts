@@ -20,6 +20,7 @@ export interface CollectorConfig {
     compression: ForwardCompression;
     headers: Record<string, string>;
     timeoutMs: number;
+    maxConcurrentBatches: number;
     retry: { initialBackoffMs: number; maxBackoffMs: number; maxAttempts: number };
   };
   auth: { token: string | undefined };
@@ -81,6 +82,7 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'forward.compression', type: { kind: 'enum', values: ['none', 'gzip'] }, default: 'none', env: `${ENV}FORWARD_COMPRESSION` },
   { path: 'forward.headers', type: { kind: 'headers' }, default: {}, env: `${ENV}FORWARD_HEADERS` },
   { path: 'forward.timeoutMs', type: int(1, 600_000), default: 10_000, env: `${ENV}FORWARD_TIMEOUT_MS` },
+  { path: 'forward.maxConcurrentBatches', type: int(1, 64), default: 1, env: `${ENV}FORWARD_MAX_CONCURRENT_BATCHES` },
   { path: 'forward.retry.initialBackoffMs', type: int(1, 600_000), default: 500, env: `${ENV}FORWARD_RETRY_INITIAL_BACKOFF_MS` },
   { path: 'forward.retry.maxBackoffMs', type: int(1, 600_000), default: 30_000, env: `${ENV}FORWARD_RETRY_MAX_BACKOFF_MS` },
   { path: 'forward.retry.maxAttempts', type: int(0), default: 0, env: `${ENV}FORWARD_RETRY_MAX_ATTEMPTS` },

@@ -33,6 +33,8 @@ export interface ForwarderOptions {
   maxBatchSpans: number;
   /** Longest a span waits for its batch to fill before the batch is sent anyway. */
   batchIntervalMs: number;
+  /** Batches in flight at once; 1 keeps spans leaving in arrival order. */
+  maxConcurrentBatches: number;
   retry: RetryOptions;
   /** Keeps the queue on disk so a restart delivers what was acknowledged but not yet forwarded. */
   store?: FileQueueStore | undefined;
@@ -165,13 +167,16 @@ export class Forwarder {
   private readonly queue: QueuedChunk[] = [];
   private queued = 0;
   private queuedBytes = 0;
-  private running = false;
+  /** Spans queued and not yet taken into a batch (queued counts those in flight too). */
+  private pending = 0;
+  /** Batches being sent, each by its own worker. */
+  private readonly workers = new Set<Promise<void>>();
   private draining = false;
   private readonly stop = new AbortController();
   /** Aborted when the drain starts: cuts retry backoffs short. */
   private readonly drainStarted = new AbortController();
-  private wake: (() => void) | undefined;
-  private idle: Promise<void> = Promise.resolve();
+  /** Workers waiting for a batch to fill; woken when it does, or when the drain starts. */
+  private readonly wakers = new Set<() => void>();
 
   constructor(private readonly options: ForwarderOptions) {}
 
@@ -217,7 +222,7 @@ export class Forwarder {
     const storeIds = store ? await Promise.all(chunks.map((c) => store.write(c.body, c.spans))) : [];
     const now = Date.now();
     chunks.forEach((chunk, i) => this.push({ ...chunk, enqueuedAt: now, storeId: storeIds[i] }));
-    if (this.queued >= this.options.maxBatchSpans) this.wake?.();
+    if (this.pending >= this.options.maxBatchSpans) this.wakeAll();
     this.start();
   }
 
@@ -236,6 +241,7 @@ export class Forwarder {
 
   private push(chunk: QueuedChunk): void {
     this.queue.push(chunk);
+    this.pending += chunk.spans;
     this.queued += chunk.spans;
     this.queuedBytes += chunk.body.length;
   }
@@ -250,16 +256,16 @@ export class Forwarder {
   async drain(timeoutMs: number): Promise<void> {
     this.draining = true;
     this.drainStarted.abort();
-    this.wake?.();
+    this.wakeAll();
     this.start();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
-    await Promise.race([this.idle, deadline]);
+    await Promise.race([this.idle(), deadline]);
     clearTimeout(timer);
     this.stop.abort();
-    await this.idle;
+    await this.idle();
     if (this.queued === 0) return;
     if (this.options.store) {
       this.options.log(`${this.queued} acknowledged spans not yet forwarded stay in the persistent queue for the next start`);
@@ -268,22 +274,33 @@ export class Forwarder {
       this.options.log(`dropped ${this.queued} queued spans: drain timed out after ${timeoutMs} ms`);
     }
     this.queue.length = 0;
+    this.pending = 0;
     this.queued = 0;
     this.queuedBytes = 0;
   }
 
-  private start(): void {
-    if (this.running || this.queue.length === 0) return;
-    this.running = true;
-    this.idle = this.run().finally(() => {
-      this.running = false;
-    });
+  private wakeAll(): void {
+    for (const wake of this.wakers) wake();
   }
 
-  private async run(): Promise<void> {
+  /** Resolves when no worker is left (workers end when the queue is empty or the forwarder stopped). */
+  private async idle(): Promise<void> {
+    while (this.workers.size > 0) await Promise.all(this.workers);
+  }
+
+  /** Starts workers, up to `maxConcurrentBatches`, while there is something to send. */
+  private start(): void {
+    while (this.workers.size < this.options.maxConcurrentBatches && this.queue.length > this.workers.size && !this.stop.signal.aborted) {
+      const worker: Promise<void> = this.work().finally(() => this.workers.delete(worker));
+      this.workers.add(worker);
+    }
+  }
+
+  private async work(): Promise<void> {
     while (this.queue.length > 0 && !this.stop.signal.aborted) {
       await this.waitForBatch();
-      const batch = this.peekBatch();
+      if (this.queue.length === 0) return; // another worker took it
+      const batch = this.takeBatch();
       let settled: boolean;
       try {
         settled = await this.sendWithRetry(batch);
@@ -293,13 +310,12 @@ export class Forwarder {
         this.options.onDropped(batch.reduce((n, c) => n + c.spans, 0), 'internal error');
         settled = true;
       }
-      // Unsettled (stopped while in flight): the batch stays queued for drain() to account for.
+      // Unsettled (stopped while in flight): its spans stay counted, and stored, for drain() to account for.
       if (settled) await this.settle(batch);
     }
   }
 
   private async settle(batch: QueuedChunk[]): Promise<void> {
-    this.queue.splice(0, batch.length);
     for (const c of batch) {
       this.queued -= c.spans;
       this.queuedBytes -= c.body.length;
@@ -314,31 +330,32 @@ export class Forwarder {
 
   private waitForBatch(): Promise<void> {
     const oldest = this.queue[0];
-    if (this.draining || !oldest || this.queued >= this.options.maxBatchSpans) return Promise.resolve();
+    if (this.draining || !oldest || this.pending >= this.options.maxBatchSpans) return Promise.resolve();
     const wait = oldest.enqueuedAt + this.options.batchIntervalMs - Date.now();
     if (wait <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, wait);
-      function done(): void {
+      const wake = (): void => {
         clearTimeout(timer);
+        this.wakers.delete(wake);
         resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
       };
+      const timer = setTimeout(wake, wait);
+      this.wakers.add(wake);
     });
   }
 
-  /** The chunks at the head of the queue that make the next batch; they leave the queue when settled. */
-  private peekBatch(): QueuedChunk[] {
+  /** Takes the chunks at the head of the queue that make the next batch; their spans stay counted until settled. */
+  private takeBatch(): QueuedChunk[] {
     const batch: QueuedChunk[] = [];
     let spans = 0;
-    for (const next of this.queue) {
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
       if (batch.length > 0 && spans + next.spans > this.options.maxBatchSpans) break;
       batch.push(next);
       spans += next.spans;
+      this.queue.shift();
     }
+    this.pending -= spans;
     return batch;
   }
 

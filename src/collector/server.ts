@@ -96,6 +96,7 @@ export async function startCollector(input: CollectorConfig | CollectorConfigInp
     store: config.queue.directory === undefined ? undefined : new FileQueueStore(config.queue.directory),
     maxBatchSpans: config.batch.maxSpans,
     batchIntervalMs: config.batch.intervalMs,
+    maxConcurrentBatches: config.forward.maxConcurrentBatches,
     retry: config.forward.retry,
     onForwarded: (n) => metrics.spansForwarded.add(n),
     onDropped: (n) => metrics.spansDropped.add(n),

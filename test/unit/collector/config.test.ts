@@ -26,6 +26,7 @@ const DEFAULTS: CollectorConfig = {
     compression: 'none',
     headers: {},
     timeoutMs: 10_000,
+    maxConcurrentBatches: 1,
     retry: { initialBackoffMs: 500, maxBackoffMs: 30_000, maxAttempts: 0 },
   },
   auth: { token: undefined },

@@ -276,3 +276,27 @@ describe('forwarding received protobuf spans as their bytes plus what detection 
     for (const span of [first!, second!]) expect(span.events!.map((e) => e.name)).toEqual(['received', 'test.event']);
   });
 });
+
+describe('forward.maxConcurrentBatches', () => {
+  it('keeps several batches in flight and delivers every span once', async () => {
+    upstream = await startUpstream();
+    const release = (() => {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      upstream.respond = async () => {
+        await opened;
+        return true;
+      };
+      return open;
+    })();
+    await start({ forward: { endpoint: upstream.url, maxConcurrentBatches: 3 }, batch: { maxSpans: 4, intervalMs: 0 } });
+    const body = jsonRequest(12);
+    expect((await sendJson(body)).status).toBe(200);
+    // Three batches of 4 are sent before the first one is answered.
+    await waitFor(() => upstream!.requests.length === 3, 5000, 'three batches in flight');
+    release();
+    await waitFor(() => spansOf(upstream!.accepted).length === 12);
+    expect(spansOf(upstream.accepted).map((s) => hex(s.spanId)).sort()).toEqual(idsOf(body).sort());
+    expect(metricValue(await scrape(), 'loopguard_collector_spans_forwarded_total')).toBe(12);
+  });
+});
