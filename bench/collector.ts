@@ -206,6 +206,87 @@ async function measureSystem(system: 'loopguard' | 'otelcol', payloadFile: strin
   return { system, phases };
 }
 
+/** A maximal body: up to `maxBytes` of protobuf made of whole requests (protobuf messages concatenate). */
+function maximalSpansBody(bodies: Uint8Array[], maxBytes: number): Buffer {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (let i = 0; size + bodies[i % bodies.length]!.length <= maxBytes; i++) {
+    parts.push(bodies[i % bodies.length]!);
+    size += bodies[i % bodies.length]!.length;
+  }
+  return Buffer.concat(parts);
+}
+
+/** One span carrying as many small attributes as fit in `maxBytes`. */
+function maximalAttributesBody(maxBytes: number): Buffer {
+  const kv = (i: number): Buffer => {
+    const key = Buffer.from(`k${i}`);
+    const value = Buffer.from([0x18, i % 100]); // AnyValue.intValue
+    const inner = Buffer.concat([Buffer.from([0x0a, key.length]), key, Buffer.from([0x12, value.length]), value]);
+    return Buffer.concat([Buffer.from([0x4a, inner.length]), inner]);
+  };
+  const attrs: Buffer[] = [];
+  let size = 64;
+  for (let i = 0; size < maxBytes - 64; i++) {
+    const b = kv(i);
+    attrs.push(b);
+    size += b.length;
+  }
+  const ids = Buffer.concat([Buffer.from([0x0a, 16]), Buffer.alloc(16, 7), Buffer.from([0x12, 8]), Buffer.alloc(8, 9)]);
+  const span = Buffer.concat([ids, ...attrs]);
+  const ld = (field: number, payload: Buffer): Buffer => {
+    const header: number[] = [field * 8 + 2];
+    let n = payload.length;
+    while (n >= 0x80) {
+      header.push((n % 128) | 0x80);
+      n = Math.floor(n / 128);
+    }
+    header.push(n);
+    return Buffer.concat([Buffer.from(header), payload]);
+  };
+  return ld(1, ld(2, ld(2, span)));
+}
+
+/**
+ * Event-loop responsiveness: the longest `/healthz` round trip while the
+ * collector processes a maximal request (16 MiB of spans, or one span with
+ * as many attributes as 16 MiB holds), the system pinned to CPU 0.
+ */
+async function measureResponsiveness(bodies: Uint8Array[], work: string): Promise<{ body: string; bytes: number; status: number; requestMs: number; healthzMaxMs: number; healthzP50Ms: number }[]> {
+  const maxBytes = 16 * 1024 * 1024;
+  const out = [];
+  for (const [name, body] of [
+    ['spans', maximalSpansBody(bodies, maxBytes)],
+    ['attributes', maximalAttributesBody(maxBytes)],
+  ] as const) {
+    const listenPort = await freePort();
+    const sut = await startSystem('loopguard', listenPort, await freePort(), work, undefined);
+    try {
+      const base = `http://127.0.0.1:${listenPort}`;
+      const latencies: number[] = [];
+      let done = false;
+      const began = performance.now();
+      const request = fetch(`${base}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } }).then(async (res) => {
+        await res.arrayBuffer();
+        done = true;
+        return { status: res.status, ms: performance.now() - began };
+      });
+      while (!done) {
+        const t = performance.now();
+        await (await fetch(`${base}/healthz`)).arrayBuffer();
+        latencies.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const { status, ms } = await request;
+      latencies.sort((a, b) => a - b);
+      out.push({ body: name, bytes: body.length, status, requestMs: Math.round(ms), healthzMaxMs: round(latencies.at(-1) ?? 0), healthzP50Ms: round(latencies[Math.floor(latencies.length / 2)] ?? 0) });
+    } finally {
+      await sut.stop();
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), 'loopguard-bench-collector-'));
@@ -229,8 +310,10 @@ async function main(): Promise<void> {
     else process.stderr.write(`bench:collector: ${otelcolBinary()} not found (run scripts/e2e/install.sh otelcol); measuring loopguard only\n`);
   }
   const results: SystemResult[] = [];
+  let responsiveness: Awaited<ReturnType<typeof measureResponsiveness>> = [];
   try {
     for (const system of systems) results.push(await measureSystem(system, payloadFile, work, args.quick, args.cpuProf));
+    if (systems.includes('loopguard')) responsiveness = await measureResponsiveness(bodies, work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -249,6 +332,7 @@ async function main(): Promise<void> {
     spansPerRequest: SPANS_PER_REQUEST,
     results,
     ratios,
+    responsiveness,
     bar: 'loopguard spans/s >= 0.5 x the Go Collector at 1 and 16 senders',
     barMet: ratios.length > 0 ? ratios.every((r) => r.throughputRatio >= 0.5) : null,
     environment: { node: process.version, cpus: cpus().length, loadAverage: { start: loadStart, end: loadavg()[0]! } },
@@ -263,6 +347,9 @@ async function main(): Promise<void> {
     for (const p of r.phases) {
       lines.push(`  ${r.system.padEnd(9)} ${String(p.senders).padStart(2)} sender(s): ${String(p.spansPerSec).padStart(7)} spans/s delivered (${p.ackedSpansPerSec} acknowledged), ${String(p.cpuMicrosPerSpan).padStart(6)} µs CPU/span, ${p.refusedRequests} refused (429/503), ${p.errors} errors`);
     }
+  }
+  for (const r of responsiveness) {
+    lines.push(`  /healthz while loopguard processes a maximal request (${r.body}, ${(r.bytes / 1048576).toFixed(1)} MiB → ${r.status} in ${r.requestMs} ms): max ${r.healthzMaxMs} ms, median ${r.healthzP50Ms} ms`);
   }
   for (const r of ratios) lines.push(`  ratio loopguard/otelcol at ${r.senders}: throughput ${r.throughputRatio}×, CPU per span ${r.cpuPerSpanRatio}×`);
   lines.push(`  bar: ${report.bar}: ${report.barMet === null ? 'not measured (no Go Collector)' : report.barMet ? 'met' : 'NOT met'}`);

@@ -6,6 +6,7 @@ import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, Spa
 import type { KeyValueCap } from './key-caps.js';
 import type { SpanEdits } from './otlp-encode.js';
 import { OtlpSpanAdapter } from './span-adapter.js';
+import { TimeSlicer } from './time-slicer.js';
 
 /**
  * What the collector needs from the detection engine: the span-processor hooks
@@ -35,16 +36,6 @@ export interface AnnotateOutcome extends SpanRejections {
   /** What detection did to each accepted span, for forwarding received bytes plus appended fields. */
   edits: SpanEdits;
 }
-
-/**
- * Detection yields to the event loop after this long, so one maximal request
- * never holds up health checks, scrapes and other senders for long.
- */
-const SLICE_MS = 10;
-/** How often (in spans) the clock is read to decide about yielding. */
-const SLICE_CHECK_EVERY = 32;
-
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function isValidId(id: Uint8Array | undefined, length: number): boolean {
   return id !== undefined && id.length === length && id.some((b) => b !== 0);
@@ -78,8 +69,7 @@ export async function annotateRequest(
 ): Promise<AnnotateOutcome> {
   const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, edits: new WeakMap(), rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
   const acceptedResources: OtlpResourceSpans[] = [];
-  let sliceStart = performance.now();
-  let sinceCheck = 0;
+  const slicer = new TimeSlicer();
   for (const [ri, rs] of (request.resourceSpans ?? []).entries()) {
     const acceptedScopes: OtlpScopeSpans[] = [];
     for (const [si, ss] of (rs.scopeSpans ?? []).entries()) {
@@ -102,13 +92,7 @@ export async function annotateRequest(
           onDetectionError(err);
         }
         outcome.edits.set(span, shape.edit());
-        if (++sinceCheck >= SLICE_CHECK_EVERY) {
-          sinceCheck = 0;
-          if (performance.now() - sliceStart >= SLICE_MS) {
-            await yieldToEventLoop();
-            sliceStart = performance.now();
-          }
-        }
+        await slicer.step();
       }
       if (kept.length > 0) acceptedScopes.push({ ...ss, spans: kept });
     }

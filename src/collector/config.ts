@@ -11,7 +11,7 @@ export interface CollectorConfig {
   /** Largest accepted request body, compressed and after gunzip alike. */
   maxBodyBytes: number;
   queue: { maxSpans: number; maxBytes: number; directory: string | undefined; retryAfterSeconds: number };
-  limits: { maxInFlightBytes: number; maxAnyValueDepth: number; maxKeyLength: number; maxSeriesPerMetric: number };
+  limits: { maxInFlightBytes: number; maxAnyValueDepth: number; maxValuesPerSpan: number; maxKeyLength: number; maxSeriesPerMetric: number };
   server: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   batch: { maxSpans: number; intervalMs: number };
   forward: {
@@ -67,6 +67,7 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'queue.directory', type: { kind: 'string', optional: true }, default: undefined, env: `${ENV}QUEUE_DIRECTORY` },
   { path: 'limits.maxInFlightBytes', type: int(1), default: 64 * 1024 * 1024, env: `${ENV}MAX_IN_FLIGHT_BYTES` },
   { path: 'limits.maxAnyValueDepth', type: int(1, MAX_ANY_VALUE_DEPTH_LIMIT), default: 128, env: `${ENV}MAX_ANY_VALUE_DEPTH` },
+  { path: 'limits.maxValuesPerSpan', type: int(1), default: 10_000, env: `${ENV}MAX_VALUES_PER_SPAN` },
   { path: 'limits.maxKeyLength', type: int(64, 65_536), default: 256, env: `${ENV}MAX_KEY_LENGTH` },
   { path: 'limits.maxSeriesPerMetric', type: int(10, 1_000_000), default: 2000, env: `${ENV}MAX_SERIES_PER_METRIC` },
   { path: 'server.headersTimeoutMs', type: int(1, 600_000), default: 10_000, env: `${ENV}HEADERS_TIMEOUT_MS` },

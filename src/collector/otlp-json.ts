@@ -3,6 +3,7 @@ import type { Type } from 'protobufjs';
 import { AnyValueType, ExportTraceServiceRequestType, ExportTraceServiceResponseType, HEX_BYTES_FIELDS, RpcStatusType, SpanType } from './otlp-schema.js';
 import { decodeProblem, OtlpDecodeError, rejectSpan, shortPath } from './otlp-model.js';
 import type { DecodedTraceRequest, OtlpTraceRequest, OtlpTraceResponse, RpcStatus, SpanRejections } from './otlp-model.js';
+import type { SpanLimits } from './otlp-wire.js';
 
 /**
  * OTLP/JSON ("JSON Protobuf Encoding" of the OTLP specification), driven by the
@@ -92,6 +93,9 @@ function decodeDouble(path: string, value: unknown): number {
 interface DecodeContext {
   maxAnyValueDepth: number;
   anyDepth: number;
+  /** AnyValues the current span may still hold (limits.maxValuesPerSpan). */
+  valuesLeft: number;
+  maxValuesPerSpan: number;
   rejections: SpanRejections | undefined;
 }
 
@@ -130,6 +134,7 @@ function decodeMessage(path: string, type: Type, value: unknown, ctx: DecodeCont
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(path, `an object (${type.name})`, value);
   if (type === AnyValueType) {
     if (ctx.anyDepth >= ctx.maxAnyValueDepth) throw new OtlpDecodeError(`${shortPath(path)}: attribute value nested deeper than ${ctx.maxAnyValueDepth} levels`);
+    if (--ctx.valuesLeft < 0) throw new OtlpDecodeError(`${shortPath(path)}: more than ${ctx.maxValuesPerSpan} attribute values in one span`);
     ctx.anyDepth++;
     try {
       return decodeFields(path, type, value as Record<string, unknown>, ctx);
@@ -147,6 +152,7 @@ function decodeSpans(path: string, field: protobuf.Field, items: unknown[], ctx:
   const kept: unknown[] = [];
   items.forEach((item, i) => {
     const spanPath = `${path}[${i}]`;
+    ctx.valuesLeft = ctx.maxValuesPerSpan;
     try {
       kept.push(decodeScalar(spanPath, field, item, ctx));
     } catch (err) {
@@ -190,7 +196,11 @@ function parseJson(text: string): unknown {
   }
 }
 
-function decodeBody<T>(type: Type, body: Uint8Array | string, ctx: DecodeContext = { maxAnyValueDepth: Infinity, anyDepth: 0, rejections: undefined }): T {
+function decodeBody<T>(
+  type: Type,
+  body: Uint8Array | string,
+  ctx: DecodeContext = { maxAnyValueDepth: Infinity, anyDepth: 0, valuesLeft: Infinity, maxValuesPerSpan: Infinity, rejections: undefined },
+): T {
   // TextDecoder drops a UTF-8 byte-order mark, which some HTTP clients prepend to JSON.
   const text = typeof body === 'string' ? body.replace(/^\uFEFF/, '') : new TextDecoder('utf-8', { fatal: false }).decode(body);
   try {
@@ -207,9 +217,10 @@ function decodeBody<T>(type: Type, body: Uint8Array | string, ctx: DecodeContext
  * deeper than `maxAnyValueDepth` is refused alone; errors outside spans refuse
  * the whole request (OtlpDecodeError).
  */
-export function decodeTraceRequestJsonPerSpan(body: Uint8Array | string, maxAnyValueDepth: number): DecodedTraceRequest {
+export function decodeTraceRequestJsonPerSpan(body: Uint8Array | string, limits: SpanLimits): DecodedTraceRequest {
   const rejections: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
-  const request = decodeBody<OtlpTraceRequest>(ExportTraceServiceRequestType, body, { maxAnyValueDepth, anyDepth: 0, rejections });
+  const { maxAnyValueDepth, maxValuesPerSpan } = limits;
+  const request = decodeBody<OtlpTraceRequest>(ExportTraceServiceRequestType, body, { maxAnyValueDepth, anyDepth: 0, valuesLeft: maxValuesPerSpan, maxValuesPerSpan, rejections });
   return { request, wire: new WeakMap(), ...rejections };
 }
 

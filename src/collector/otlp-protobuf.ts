@@ -12,6 +12,8 @@ import {
 import { decodeProblem, OtlpDecodeError, rejectSpan } from './otlp-model.js';
 import type { DecodedTraceRequest, OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, OtlpTraceResponse, RpcStatus } from './otlp-model.js';
 import { checkMessage, topFields, WireError } from './otlp-wire.js';
+import type { SpanLimits } from './otlp-wire.js';
+import { TimeSlicer } from './time-slicer.js';
 import type { WireField } from './otlp-wire.js';
 
 const TO_OBJECT = { longs: String, enums: Number } as const;
@@ -57,7 +59,9 @@ function fieldsById(fields: WireField[], id: number): WireField[] {
  * whole request is refused); a span with malformed wire data or attribute
  * values nested deeper than `maxAnyValueDepth` is refused alone.
  */
-export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDepth: number): DecodedTraceRequest {
+export async function decodeTraceRequestProtoPerSpan(body: Uint8Array, limits: SpanLimits): Promise<DecodedTraceRequest> {
+  const { maxAnyValueDepth } = limits;
+  const slicer = new TimeSlicer(10, 8);
   const buf = asBuffer(body);
   const out: DecodedTraceRequest = { request: {}, wire: new WeakMap(), rejectedSpans: 0, rejectionMessages: [] };
   try {
@@ -83,7 +87,8 @@ export function decodeTraceRequestProtoPerSpan(body: Uint8Array, maxAnyValueDept
         for (const [pi, spanField] of fieldsById(ssFields, 2).entries()) {
           const spanPath = `${ssPath}.spans[${pi}]`;
           try {
-            checkMessage(SpanType, buf, spanField.start, spanField.end, spanPath, maxAnyValueDepth);
+            await slicer.step();
+            checkMessage(SpanType, buf, spanField.start, spanField.end, spanPath, maxAnyValueDepth, 0, { left: limits.maxValuesPerSpan, limit: limits.maxValuesPerSpan });
             const bytes = buf.subarray(spanField.start, spanField.end);
             const span = SpanType.toObject(SpanType.decode(bytes), TO_OBJECT) as OtlpSpan;
             out.wire.set(span, bytes);

@@ -61,6 +61,18 @@ function rulesOf(type: Type): Map<number, FieldRule> {
   return rules;
 }
 
+/** What one span may hold: AnyValue nesting depth, and AnyValues in all (attributes, nested values, event and link attributes). */
+export interface SpanLimits {
+  maxAnyValueDepth: number;
+  maxValuesPerSpan: number;
+}
+
+/** AnyValues a span may still hold, counted down while it is checked. */
+export interface ValueBudget {
+  left: number;
+  readonly limit: number;
+}
+
 /** Malformed wire data; `path` names the field, as the JSON decoder's errors do. */
 export class WireError extends Error {}
 
@@ -148,12 +160,22 @@ function scanFields(type: Type, buf: Uint8Array, start: number, end: number, pat
  * requires), and AnyValues nested at most `maxAnyValueDepth` deep. Throws
  * WireError naming the first problem.
  */
-export function checkMessage(type: Type, buf: Uint8Array, start: number, end: number, path: string, maxAnyValueDepth: number, anyDepth = 0): void {
-  if (type.name === ANY_VALUE && ++anyDepth > maxAnyValueDepth) {
-    throw new WireError(`${shortPath(path)}: attribute value nested deeper than ${maxAnyValueDepth} levels`);
+export function checkMessage(
+  type: Type,
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  path: string,
+  maxAnyValueDepth: number,
+  anyDepth = 0,
+  budget: ValueBudget = { left: Infinity, limit: Infinity },
+): void {
+  if (type.name === ANY_VALUE) {
+    if (++anyDepth > maxAnyValueDepth) throw new WireError(`${shortPath(path)}: attribute value nested deeper than ${maxAnyValueDepth} levels`);
+    if (--budget.left < 0) throw new WireError(`${shortPath(path)}: more than ${budget.limit} attribute values in one span`);
   }
   scanFields(type, buf, start, end, path, (field) => {
-    if (field.wire === WIRE_LEN && field.rule?.message) checkMessage(field.rule.message, buf, field.start, field.end, field.path, maxAnyValueDepth, anyDepth);
+    if (field.wire === WIRE_LEN && field.rule?.message) checkMessage(field.rule.message, buf, field.start, field.end, field.path, maxAnyValueDepth, anyDepth, budget);
   });
 }
 

@@ -276,10 +276,10 @@ class CollectorHost {
   }
 
   private async decodeAndAnnotate(format: BodyFormat, body: Buffer): Promise<{ outcome: AnnotateOutcome; wire: DecodedTraceRequest['wire'] }> {
-    const depth = this.config.limits.maxAnyValueDepth;
+    const limits = this.config.limits;
     let decoded: DecodedTraceRequest;
     try {
-      decoded = format === 'protobuf' ? decodeTraceRequestProtoPerSpan(body, depth) : decodeTraceRequestJsonPerSpan(body, depth);
+      decoded = format === 'protobuf' ? await decodeTraceRequestProtoPerSpan(body, limits) : decodeTraceRequestJsonPerSpan(body, limits);
     } catch (err) {
       if (err instanceof OtlpDecodeError) throw new HttpError(400, err.message, 'malformed', {}, RPC_INVALID_ARGUMENT);
       throw err;

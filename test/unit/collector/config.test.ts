@@ -17,7 +17,7 @@ const DEFAULTS: CollectorConfig = {
   listen: { host: '0.0.0.0', port: 4318 },
   maxBodyBytes: 16 * 1024 * 1024,
   queue: { maxSpans: 20_000, maxBytes: 64 * 1024 * 1024, directory: undefined, retryAfterSeconds: 2 },
-  limits: { maxInFlightBytes: 64 * 1024 * 1024, maxAnyValueDepth: 128, maxKeyLength: 256, maxSeriesPerMetric: 2000 },
+  limits: { maxInFlightBytes: 64 * 1024 * 1024, maxAnyValueDepth: 128, maxValuesPerSpan: 10_000, maxKeyLength: 256, maxSeriesPerMetric: 2000 },
   server: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 },
   batch: { maxSpans: 512, intervalMs: 500 },
   forward: {

@@ -102,6 +102,7 @@ const cases: Case[] = [
   { name: '20,000 spans without ids', body: () => jsonSpans(...Array.from({ length: 20_000 }, () => '{}')), expect: [200] },
   { name: '20,000 copies of one attribute key', body: () => jsonSpans(`{${ids()},"attributes":[${Array.from({ length: 20_000 }, () => '{"key":"same","value":{"stringValue":"v"}}').join(',')}]}`), expect: [200] },
   // OTLP/protobuf
+  { name: 'one span with 60,000 attributes (protobuf)', contentType: PROTO_TYPE, body: () => protoSpansRequest(Buffer.concat(Array.from({ length: 60_000 }, (_, i) => protoAttribute(`k${i}`, ld(1, Buffer.from('v')))))), expect: [200] },
   { name: 'random bytes', contentType: PROTO_TYPE, body: () => Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 2654435761) % 251)), expect: [200, 400] },
   { name: 'truncated protobuf', contentType: PROTO_TYPE, body: () => protoRequest(jsonRequest(5)).subarray(0, 100), expect: [400] },
   { name: 'wrong wire type at the request level', contentType: PROTO_TYPE, body: () => Buffer.concat([varint(8), varint(1)]), expect: [400] },

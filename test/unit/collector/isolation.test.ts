@@ -25,11 +25,17 @@ const annotator: SpanAnnotator = { onStart() {}, onEnd() {}, verdict: () => unde
 let upstream: Upstream;
 let collector: RunningCollector;
 const DEPTH = 128;
+const MAX_VALUES = 1000;
 
 beforeAll(async () => {
   upstream = await startUpstream();
   collector = await startCollector(
-    { listen: { host: '127.0.0.1', port: 0 }, batch: { intervalMs: 50, maxSpans: 1000 }, forward: { endpoint: upstream.url }, limits: { maxAnyValueDepth: DEPTH } },
+    {
+      listen: { host: '127.0.0.1', port: 0 },
+      batch: { intervalMs: 50, maxSpans: 1000 },
+      forward: { endpoint: upstream.url },
+      limits: { maxAnyValueDepth: DEPTH, maxValuesPerSpan: MAX_VALUES },
+    },
     { createAnnotator: () => annotator, log: () => {} },
   );
 });
@@ -131,5 +137,20 @@ describe('malformed values are refused, never wrapped, never a 500', () => {
     const requestLevel = Buffer.concat([varint(1 * 8 + 0), varint(7)]);
     const res = await post(requestLevel, 'application/x-protobuf');
     expect(res.status).toBe(400);
+  });
+});
+
+describe('work per span is bounded (limits.maxValuesPerSpan)', () => {
+  it('refuses a span with more attribute values than the limit, in either encoding, and keeps its neighbours', async () => {
+    const many = Array.from({ length: MAX_VALUES + 1 }, (_, i) => protoAttribute(`k${i}`, ld(1, Buffer.from('v'))));
+    const proto = protoSpansRequest(Buffer.concat(many), protoAttribute('few', ld(1, Buffer.from('v'))));
+    const partial = await partialOf(await post(proto, 'application/x-protobuf'));
+    expect(partial?.rejectedSpans).toBe('1');
+    expect(partial?.errorMessage).toMatch(/spans\[0\]: .*more than 1000 attribute values in one span/);
+    const attrs = Array.from({ length: MAX_VALUES + 1 }, (_, i) => `{"key":"k${i}","value":{"intValue":${i}}}`).join(',');
+    const json = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${hexId(16)}","spanId":"${hexId(8)}","attributes":[${attrs}]},{"traceId":"${hexId(16)}","spanId":"${hexId(8)}"}]}]}]}`;
+    const jsonPartial = await partialOf(await post(json, 'application/json'));
+    expect(jsonPartial?.rejectedSpans).toBe('1');
+    expect(jsonPartial?.errorMessage).toMatch(/more than 1000 attribute values in one span/);
   });
 });
