@@ -6,6 +6,7 @@ import type { OtlpResourceSpans, OtlpTraceRequest, OtlpTraceResponse, SpanReject
 import { decodeTraceResponseJson, encodeTraceRequestJson } from './otlp-json.js';
 import { decodeTraceRequestProto, decodeTraceResponseProto } from './otlp-protobuf.js';
 import type { FileQueueStore } from './queue-store.js';
+import { TimeSlicer } from './time-slicer.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -141,15 +142,17 @@ export function splitIntoChunks(request: OtlpTraceRequest, max: number): { resou
  * another sender's batch fail. A chunk that does not encode as a whole is
  * encoded span by span, and only the spans that fail are refused.
  */
-export function encodeForQueue(
+export async function encodeForQueue(
   request: OtlpTraceRequest,
   maxBatchSpans: number,
   wire: WireBytes = new WeakMap(),
   edits: SpanEdits = new WeakMap(),
-): { chunks: EncodedChunk[]; refused: SpanRejections } {
+): Promise<{ chunks: EncodedChunk[]; refused: SpanRejections }> {
   const refused: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
   const chunks: EncodedChunk[] = [];
+  const slicer = new TimeSlicer(10, 1);
   for (const chunk of splitIntoChunks(request, maxBatchSpans)) {
+    await slicer.step();
     const encoded = encodeChunk(chunk.resourceSpans, wire, edits, refused);
     if (encoded.spans > 0) chunks.push(encoded);
   }

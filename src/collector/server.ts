@@ -245,7 +245,7 @@ class CollectorHost {
       const body = await decodeContentEncoding(raw, req.headers['content-encoding'], max);
       if (body !== raw) reserved = this.grow(reserved, body.length);
       const { outcome, wire } = await this.decodeAndAnnotate(format, body);
-      const { chunks, refused } = encodeForQueue(outcome.accepted, this.config.batch.maxSpans, wire, outcome.edits);
+      const { chunks, refused } = await encodeForQueue(outcome.accepted, this.config.batch.maxSpans, wire, outcome.edits);
       if (!this.forwarder.canAccept(chunks)) {
         // Detection has run on these spans; the sender's retry counts them again. Rare: hasRoom() said yes a moment ago.
         throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
