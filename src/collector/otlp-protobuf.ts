@@ -7,12 +7,12 @@ import {
   ResourceType,
   RpcStatusType,
   ScopeSpansType,
-  SpanType,
 } from './otlp-schema.js';
 import { decodeProblem, OtlpDecodeError, rejectSpan } from './otlp-model.js';
 import type { DecodedTraceRequest, OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, OtlpTraceResponse, RpcStatus } from './otlp-model.js';
 import { checkMessage, topFields, WireError } from './otlp-wire.js';
 import type { SpanLimits } from './otlp-wire.js';
+import { decodeSpanWire } from './span-wire.js';
 import { TimeSlicer } from './time-slicer.js';
 import type { WireField } from './otlp-wire.js';
 
@@ -88,10 +88,8 @@ export async function decodeTraceRequestProtoPerSpan(body: Uint8Array, limits: S
           const spanPath = `${ssPath}.spans[${pi}]`;
           try {
             await slicer.step();
-            checkMessage(SpanType, buf, spanField.start, spanField.end, spanPath, maxAnyValueDepth, 0, { left: limits.maxValuesPerSpan, limit: limits.maxValuesPerSpan });
-            const bytes = buf.subarray(spanField.start, spanField.end);
-            const span = SpanType.toObject(SpanType.decode(bytes), TO_OBJECT) as OtlpSpan;
-            out.wire.set(span, bytes);
+            const span = decodeSpanWire(buf, spanField.start, spanField.end, spanPath, limits);
+            out.wire.set(span, buf.subarray(spanField.start, spanField.end));
             spans.push(span);
           } catch (err) {
             // WireError messages start with the span's own path; the rejection names it once.
