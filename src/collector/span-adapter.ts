@@ -19,16 +19,30 @@ const OTLP_KIND_TO_API: Record<number, SpanKind> = {
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
+/** A decimal nanosecond count (as both codecs give them: unsigned, canonical) as [seconds, nanoseconds], by slicing the digits. */
 export function nanosToHrTime(nanos: string | undefined): HrTime {
-  const n = BigInt(nanos ?? '0');
-  return [Number(n / NANOS_PER_SECOND), Number(n % NANOS_PER_SECOND)];
+  if (nanos === undefined || nanos.length <= 9) return [0, Number(nanos ?? '0')];
+  return [Number(nanos.slice(0, -9)), Number(nanos.slice(-9))];
+}
+
+/** end - start, never negative. */
+function hrDuration(start: HrTime, end: HrTime): HrTime {
+  let seconds = end[0] - start[0];
+  let nanos = end[1] - start[1];
+  if (nanos < 0) {
+    seconds -= 1;
+    nanos += 1_000_000_000;
+  }
+  return seconds < 0 ? [0, 0] : [seconds, nanos];
 }
 
 export function hrTimeToNanos(time: HrTime): string {
   return (BigInt(time[0]) * NANOS_PER_SECOND + BigInt(time[1])).toString();
 }
 
-const hex = (bytes: Uint8Array | undefined): string => (bytes ? Buffer.from(bytes).toString('hex') : '');
+// Decoded ids are Buffers already (views of the request body): no copy to print them.
+const hex = (bytes: Uint8Array | undefined): string =>
+  bytes === undefined ? '' : (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
 
 /**
  * A decoded OTLP span seen through `SpanShape`, so the same
@@ -74,8 +88,7 @@ export class OtlpSpanAdapter implements SpanShape {
     };
     this.startTime = nanosToHrTime(record.startTimeUnixNano);
     this.endTime = nanosToHrTime(record.endTimeUnixNano ?? record.startTimeUnixNano);
-    const durationNanos = BigInt(hrTimeToNanos(this.endTime)) - BigInt(hrTimeToNanos(this.startTime));
-    this.duration = nanosToHrTime((durationNanos < 0n ? 0n : durationNanos).toString());
+    this.duration = hrDuration(this.startTime, this.endTime);
     this.context = {
       traceId: hex(record.traceId),
       spanId: hex(record.spanId),
