@@ -20,6 +20,8 @@ const TWO_32 = 4294967296;
 
 class Reader {
   pos: number;
+  /** Field names from the span down to the message being read; joined into a path only when something fails. */
+  readonly stack: string[] = [];
   constructor(
     readonly buf: Buffer,
     start: number,
@@ -28,8 +30,10 @@ class Reader {
     this.pos = start;
   }
 
+  /** `where` is the field being read ('' for the message itself). */
   fail(where: string, problem: string): never {
-    throw new WireError(`${shortPath(where)}: ${problem}`);
+    const parts = where === '' ? this.stack : [...this.stack, where];
+    throw new WireError(`${shortPath(parts.length > 0 ? `${this.path}.${parts.join('.')}` : this.path)}: ${problem}`);
   }
 
   /** A varint that fits 32 bits unsigned (tags, lengths, enums, counts); longer ones are refused, as nothing in OTLP needs them. */
@@ -190,106 +194,133 @@ class SpanDecoder {
     return [id, tag & 7];
   }
 
-  private message<T>(field: string, wire: number, end: number, read: (end: number, where: string) => T): T {
+  /** Enters a sub-message in `field`; returns where it ends. Pair with `close`. */
+  private open(field: string, wire: number, end: number): number {
     expectWire(this.r, wire, LEN, field);
-    const length = this.r.length(end, field);
+    const length = this.r.length(end, field); // moves pos past the length prefix
     const inner = this.r.pos + length;
-    const value = read(inner, field);
-    if (this.r.pos !== inner) this.r.fail(field, 'runs past the end of its message');
+    this.r.stack.push(field);
+    return inner;
+  }
+
+  private close(inner: number): void {
+    if (this.r.pos !== inner) this.r.fail('', 'runs past the end of its message');
+    this.r.stack.pop();
+  }
+
+  private keyValueIn(field: string, wire: number, end: number, depth: number): OtlpKeyValue {
+    const inner = this.open(field, wire, end);
+    const kv = this.keyValue(inner, depth);
+    this.close(inner);
+    return kv;
+  }
+
+  private anyValueIn(field: string, wire: number, end: number, depth: number): OtlpAnyValue {
+    const inner = this.open(field, wire, end);
+    const value = this.anyValue(inner, depth);
+    this.close(inner);
     return value;
   }
 
   span(end: number): OtlpSpan {
     const r = this.r;
     const span: OtlpSpan = {};
-    const p = r.path;
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, p);
+      const [id, wire] = this.tag(end, '');
       switch (id) {
         case 1:
-          expectWire(r, wire, LEN, `${p}.traceId`);
-          setBytes(span, 'traceId', r.bytes(end, `${p}.traceId`));
+          expectWire(r, wire, LEN, 'traceId');
+          setBytes(span, 'traceId', r.bytes(end, 'traceId'));
           break;
         case 2:
-          expectWire(r, wire, LEN, `${p}.spanId`);
-          setBytes(span, 'spanId', r.bytes(end, `${p}.spanId`));
+          expectWire(r, wire, LEN, 'spanId');
+          setBytes(span, 'spanId', r.bytes(end, 'spanId'));
           break;
         case 3:
-          expectWire(r, wire, LEN, `${p}.traceState`);
-          setString(span, 'traceState', r.string(end, `${p}.traceState`));
+          expectWire(r, wire, LEN, 'traceState');
+          setString(span, 'traceState', r.string(end, 'traceState'));
           break;
         case 4:
-          expectWire(r, wire, LEN, `${p}.parentSpanId`);
-          setBytes(span, 'parentSpanId', r.bytes(end, `${p}.parentSpanId`));
+          expectWire(r, wire, LEN, 'parentSpanId');
+          setBytes(span, 'parentSpanId', r.bytes(end, 'parentSpanId'));
           break;
         case 5:
-          expectWire(r, wire, LEN, `${p}.name`);
-          setString(span, 'name', r.string(end, `${p}.name`));
+          expectWire(r, wire, LEN, 'name');
+          setString(span, 'name', r.string(end, 'name'));
           break;
         case 6:
-          expectWire(r, wire, VARINT, `${p}.kind`);
-          setNumber(span, 'kind', r.uint32(end, `${p}.kind`) | 0);
+          expectWire(r, wire, VARINT, 'kind');
+          setNumber(span, 'kind', r.uint32(end, 'kind') | 0);
           break;
         case 7:
-          expectWire(r, wire, I64, `${p}.startTimeUnixNano`);
-          setString(span, 'startTimeUnixNano', r.fixed64String(end, `${p}.startTimeUnixNano`), '0');
+          expectWire(r, wire, I64, 'startTimeUnixNano');
+          setString(span, 'startTimeUnixNano', r.fixed64String(end, 'startTimeUnixNano'), '0');
           break;
         case 8:
-          expectWire(r, wire, I64, `${p}.endTimeUnixNano`);
-          setString(span, 'endTimeUnixNano', r.fixed64String(end, `${p}.endTimeUnixNano`), '0');
+          expectWire(r, wire, I64, 'endTimeUnixNano');
+          setString(span, 'endTimeUnixNano', r.fixed64String(end, 'endTimeUnixNano'), '0');
           break;
         case 9:
-          (span.attributes ??= []).push(this.message(`${p}.attributes`, wire, end, (e, w) => this.keyValue(e, w, 0)));
+          (span.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
           break;
         case 10:
-          expectWire(r, wire, VARINT, `${p}.droppedAttributesCount`);
-          setNumber(span, 'droppedAttributesCount', r.uint32(end, `${p}.droppedAttributesCount`));
+          expectWire(r, wire, VARINT, 'droppedAttributesCount');
+          setNumber(span, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
           break;
-        case 11:
-          (span.events ??= []).push(this.message(`${p}.events`, wire, end, (e, w) => this.event(e, w)));
+        case 11: {
+          const inner = this.open('events', wire, end);
+          (span.events ??= []).push(this.event(inner));
+          this.close(inner);
           break;
+        }
         case 12:
-          expectWire(r, wire, VARINT, `${p}.droppedEventsCount`);
-          setNumber(span, 'droppedEventsCount', r.uint32(end, `${p}.droppedEventsCount`));
+          expectWire(r, wire, VARINT, 'droppedEventsCount');
+          setNumber(span, 'droppedEventsCount', r.uint32(end, 'droppedEventsCount'));
           break;
-        case 13:
-          (span.links ??= []).push(this.message(`${p}.links`, wire, end, (e, w) => this.link(e, w)));
+        case 13: {
+          const inner = this.open('links', wire, end);
+          (span.links ??= []).push(this.link(inner));
+          this.close(inner);
           break;
+        }
         case 14:
-          expectWire(r, wire, VARINT, `${p}.droppedLinksCount`);
-          setNumber(span, 'droppedLinksCount', r.uint32(end, `${p}.droppedLinksCount`));
+          expectWire(r, wire, VARINT, 'droppedLinksCount');
+          setNumber(span, 'droppedLinksCount', r.uint32(end, 'droppedLinksCount'));
           break;
-        case 15:
-          span.status = this.message(`${p}.status`, wire, end, (e, w) => this.status(e, w));
+        case 15: {
+          const inner = this.open('status', wire, end);
+          span.status = this.status(inner);
+          this.close(inner);
           break;
+        }
         case 16:
-          expectWire(r, wire, I32, `${p}.flags`);
-          setNumber(span, 'flags', r.fixed32(end, `${p}.flags`));
+          expectWire(r, wire, I32, 'flags');
+          setNumber(span, 'flags', r.fixed32(end, 'flags'));
           break;
         default:
-          r.skip(wire, end, `${p}.#${id}`);
+          r.skip(wire, end, `#${id}`);
       }
     }
     return span;
   }
 
-  private keyValue(end: number, where: string, depth: number): OtlpKeyValue {
+  private keyValue(end: number, depth: number): OtlpKeyValue {
     const r = this.r;
     const kv: OtlpKeyValue = { key: '' };
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
+      const [id, wire] = this.tag(end, '');
       if (id === 1) {
-        expectWire(r, wire, LEN, `${where}.key`);
-        kv.key = r.string(end, `${where}.key`);
-      } else if (id === 2) kv.value = this.message(`${where}.value`, wire, end, (e, w) => this.anyValue(e, w, depth));
-      else r.skip(wire, end, `${where}.#${id}`);
+        expectWire(r, wire, LEN, 'key');
+        kv.key = r.string(end, 'key');
+      } else if (id === 2) kv.value = this.anyValueIn('value', wire, end, depth);
+      else r.skip(wire, end, `#${id}`);
     }
     return kv;
   }
 
-  private anyValue(end: number, where: string, depth: number): OtlpAnyValue {
-    if (++depth > this.limits.maxAnyValueDepth) this.r.fail(where, `attribute value nested deeper than ${this.limits.maxAnyValueDepth} levels`);
-    if (--this.budget.left < 0) this.r.fail(where, `more than ${this.limits.maxValuesPerSpan} attribute values in one span`);
+  private anyValue(end: number, depth: number): OtlpAnyValue {
+    if (++depth > this.limits.maxAnyValueDepth) this.r.fail('', `attribute value nested deeper than ${this.limits.maxAnyValueDepth} levels`);
+    if (--this.budget.left < 0) this.r.fail('', `more than ${this.limits.maxValuesPerSpan} attribute values in one span`);
     const r = this.r;
     const value: OtlpAnyValue = {};
     // A oneof: the last member on the wire wins, as protobuf defines it.
@@ -297,126 +328,130 @@ class SpanDecoder {
       for (const k of Object.keys(value)) delete value[k as keyof OtlpAnyValue];
     };
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
+      const [id, wire] = this.tag(end, '');
       switch (id) {
         case 1:
-          expectWire(r, wire, LEN, `${where}.stringValue`);
+          expectWire(r, wire, LEN, 'stringValue');
           only();
-          value.stringValue = r.string(end, `${where}.stringValue`);
+          value.stringValue = r.string(end, 'stringValue');
           break;
         case 2: {
-          expectWire(r, wire, VARINT, `${where}.boolValue`);
+          expectWire(r, wire, VARINT, 'boolValue');
           only();
-          const [lo, hi] = r.varint64(end, `${where}.boolValue`);
+          const [lo, hi] = r.varint64(end, 'boolValue');
           value.boolValue = lo !== 0 || hi !== 0;
           break;
         }
         case 3: {
-          expectWire(r, wire, VARINT, `${where}.intValue`);
+          expectWire(r, wire, VARINT, 'intValue');
           only();
-          const [lo, hi] = r.varint64(end, `${where}.intValue`);
+          const [lo, hi] = r.varint64(end, 'intValue');
           value.intValue = signedString(lo, hi);
           break;
         }
         case 4:
-          expectWire(r, wire, I64, `${where}.doubleValue`);
+          expectWire(r, wire, I64, 'doubleValue');
           only();
-          value.doubleValue = r.double(end, `${where}.doubleValue`);
+          value.doubleValue = r.double(end, 'doubleValue');
           break;
         case 5: {
           only();
-          const values = this.message(`${where}.arrayValue`, wire, end, (e, w) => this.list(e, w, depth, (e2, w2) => this.anyValue(e2, w2, depth)));
+          const inner = this.open('arrayValue', wire, end);
+          const values: OtlpAnyValue[] = [];
+          this.eachValue(inner, (field, w, e) => values.push(this.anyValueIn(field, w, e, depth)));
+          this.close(inner);
           value.arrayValue = values.length > 0 ? { values } : {};
           break;
         }
         case 6: {
           only();
-          const values = this.message(`${where}.kvlistValue`, wire, end, (e, w) => this.list(e, w, depth, (e2, w2) => this.keyValue(e2, w2, depth)));
+          const inner = this.open('kvlistValue', wire, end);
+          const values: OtlpKeyValue[] = [];
+          this.eachValue(inner, (field, w, e) => values.push(this.keyValueIn(field, w, e, depth)));
+          this.close(inner);
           value.kvlistValue = values.length > 0 ? { values } : {};
           break;
         }
         case 7:
-          expectWire(r, wire, LEN, `${where}.bytesValue`);
+          expectWire(r, wire, LEN, 'bytesValue');
           only();
-          value.bytesValue = r.bytes(end, `${where}.bytesValue`);
+          value.bytesValue = r.bytes(end, 'bytesValue');
           break;
         default:
-          r.skip(wire, end, `${where}.#${id}`);
+          r.skip(wire, end, `#${id}`);
       }
     }
     return value;
   }
 
-  /** ArrayValue / KeyValueList: field 1 repeated. */
-  private list<T>(end: number, where: string, _depth: number, item: (end: number, where: string) => T): T[] {
+  /** ArrayValue / KeyValueList: calls `item` for each `values` (field 1) entry, skipping unknown fields. */
+  private eachValue(end: number, item: (field: string, wire: number, end: number) => void): void {
     const r = this.r;
-    const out: T[] = [];
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
-      if (id === 1) out.push(this.message(`${where}.values`, wire, end, item));
-      else r.skip(wire, end, `${where}.#${id}`);
+      const [id, wire] = this.tag(end, '');
+      if (id === 1) item('values', wire, end);
+      else r.skip(wire, end, `#${id}`);
     }
-    return out;
   }
 
-  private event(end: number, where: string): OtlpEvent {
+  private event(end: number): OtlpEvent {
     const r = this.r;
     const event: OtlpEvent = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
+      const [id, wire] = this.tag(end, '');
       if (id === 1) {
-        expectWire(r, wire, I64, `${where}.timeUnixNano`);
-        setString(event, 'timeUnixNano', r.fixed64String(end, `${where}.timeUnixNano`), '0');
+        expectWire(r, wire, I64, 'timeUnixNano');
+        setString(event, 'timeUnixNano', r.fixed64String(end, 'timeUnixNano'), '0');
       } else if (id === 2) {
-        expectWire(r, wire, LEN, `${where}.name`);
-        setString(event, 'name', r.string(end, `${where}.name`));
-      } else if (id === 3) (event.attributes ??= []).push(this.message(`${where}.attributes`, wire, end, (e, w) => this.keyValue(e, w, 0)));
+        expectWire(r, wire, LEN, 'name');
+        setString(event, 'name', r.string(end, 'name'));
+      } else if (id === 3) (event.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
       else if (id === 4) {
-        expectWire(r, wire, VARINT, `${where}.droppedAttributesCount`);
-        setNumber(event, 'droppedAttributesCount', r.uint32(end, `${where}.droppedAttributesCount`));
-      } else r.skip(wire, end, `${where}.#${id}`);
+        expectWire(r, wire, VARINT, 'droppedAttributesCount');
+        setNumber(event, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
+      } else r.skip(wire, end, `#${id}`);
     }
     return event;
   }
 
-  private link(end: number, where: string): OtlpLink {
+  private link(end: number): OtlpLink {
     const r = this.r;
     const link: OtlpLink = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
+      const [id, wire] = this.tag(end, '');
       if (id === 1) {
-        expectWire(r, wire, LEN, `${where}.traceId`);
-        setBytes(link, 'traceId', r.bytes(end, `${where}.traceId`));
+        expectWire(r, wire, LEN, 'traceId');
+        setBytes(link, 'traceId', r.bytes(end, 'traceId'));
       } else if (id === 2) {
-        expectWire(r, wire, LEN, `${where}.spanId`);
-        setBytes(link, 'spanId', r.bytes(end, `${where}.spanId`));
+        expectWire(r, wire, LEN, 'spanId');
+        setBytes(link, 'spanId', r.bytes(end, 'spanId'));
       } else if (id === 3) {
-        expectWire(r, wire, LEN, `${where}.traceState`);
-        setString(link, 'traceState', r.string(end, `${where}.traceState`));
-      } else if (id === 4) (link.attributes ??= []).push(this.message(`${where}.attributes`, wire, end, (e, w) => this.keyValue(e, w, 0)));
+        expectWire(r, wire, LEN, 'traceState');
+        setString(link, 'traceState', r.string(end, 'traceState'));
+      } else if (id === 4) (link.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
       else if (id === 5) {
-        expectWire(r, wire, VARINT, `${where}.droppedAttributesCount`);
-        setNumber(link, 'droppedAttributesCount', r.uint32(end, `${where}.droppedAttributesCount`));
+        expectWire(r, wire, VARINT, 'droppedAttributesCount');
+        setNumber(link, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
       } else if (id === 6) {
-        expectWire(r, wire, I32, `${where}.flags`);
-        setNumber(link, 'flags', r.fixed32(end, `${where}.flags`));
-      } else r.skip(wire, end, `${where}.#${id}`);
+        expectWire(r, wire, I32, 'flags');
+        setNumber(link, 'flags', r.fixed32(end, 'flags'));
+      } else r.skip(wire, end, `#${id}`);
     }
     return link;
   }
 
-  private status(end: number, where: string): OtlpStatus {
+  private status(end: number): OtlpStatus {
     const r = this.r;
     const status: OtlpStatus = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, where);
+      const [id, wire] = this.tag(end, '');
       if (id === 2) {
-        expectWire(r, wire, LEN, `${where}.message`);
-        setString(status, 'message', r.string(end, `${where}.message`));
+        expectWire(r, wire, LEN, 'message');
+        setString(status, 'message', r.string(end, 'message'));
       } else if (id === 3) {
-        expectWire(r, wire, VARINT, `${where}.code`);
-        setNumber(status, 'code', r.uint32(end, `${where}.code`) | 0);
-      } else r.skip(wire, end, `${where}.#${id}`);
+        expectWire(r, wire, VARINT, 'code');
+        setNumber(status, 'code', r.uint32(end, 'code') | 0);
+      } else r.skip(wire, end, `#${id}`);
     }
     return status;
   }
