@@ -172,6 +172,8 @@ export class Forwarder {
   private queuedBytes = 0;
   /** Spans queued and not yet taken into a batch (queued counts those in flight too). */
   private pending = 0;
+  /** Body bytes of requests admitted and not yet queued (see `admit`). */
+  private admittedBytes = 0;
   /** Batches being sent, each by its own worker. */
   private readonly workers = new Set<Promise<void>>();
   private draining = false;
@@ -196,26 +198,27 @@ export class Forwarder {
   }
 
   /**
-   * Whether the queue has room for a request of `incomingBytes` (its body
-   * size: about its encoded size for protobuf, more than it for JSON), decided
-   * before the body is read. An empty queue always has room, so a request
-   * bigger than the whole queue is not refused forever.
+   * Admits a request of `incomingBytes` (its body size: about its encoded size
+   * for protobuf, more than it for JSON) if the queue has room for it, counting
+   * the requests admitted before it and not yet queued; decided before the body
+   * is read, and never revisited, so a request admitted is queued whole and
+   * detection never sees spans the sender will send again. An empty queue
+   * admits anything, so a request bigger than the whole queue is not refused
+   * forever. Release the bytes with `release` once the request is queued or
+   * failed. The queue can exceed its bounds by what was admitted at once
+   * (bounded by limits.maxInFlightBytes and the JSON-to-protobuf size ratio).
    */
-  hasRoom(incomingBytes: number): boolean {
-    if (!this.enabled || this.queued === 0) return true;
-    return this.queued < this.options.maxQueueSpans && this.queuedBytes + incomingBytes <= this.options.maxQueueBytes;
+  admit(incomingBytes: number): boolean {
+    if (this.enabled && (this.queued > 0 || this.admittedBytes > 0)) {
+      if (this.queued >= this.options.maxQueueSpans) return false;
+      if (this.queuedBytes + this.admittedBytes + incomingBytes > this.options.maxQueueBytes) return false;
+    }
+    this.admittedBytes += incomingBytes;
+    return true;
   }
 
-  /** Whether these chunks fit (same empty-queue rule as `hasRoom`). */
-  canAccept(chunks: readonly EncodedChunk[]): boolean {
-    if (!this.enabled || this.queued === 0) return true;
-    let spans = 0;
-    let bytes = 0;
-    for (const c of chunks) {
-      spans += c.spans;
-      bytes += c.body.length;
-    }
-    return this.queued + spans <= this.options.maxQueueSpans && this.queuedBytes + bytes <= this.options.maxQueueBytes;
+  release(admittedBytes: number): void {
+    this.admittedBytes -= admittedBytes;
   }
 
   /** Queues chunks (on disk first, when the queue is persistent): once this resolves, the spans may be acknowledged. */

@@ -223,6 +223,7 @@ class CollectorHost {
   private async handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const format = bodyFormatOf(req.headers['content-type']);
     let reserved = 0;
+    let admitted: number | undefined;
     try {
       if (req.method !== 'POST') {
         throw new HttpError(405, `method ${req.method} not allowed on /v1/traces; use POST`, undefined, { allow: 'POST' }, RPC_UNIMPLEMENTED);
@@ -235,10 +236,12 @@ class CollectorHost {
         throw new HttpError(415, `unsupported Content-Type "${got}": use application/x-protobuf or application/json`, 'unsupported_media_type', {}, RPC_INVALID_ARGUMENT);
       }
       // Load is shed before the body is read: a full queue or too much work in flight costs the sender a round trip, not us a decode.
-      // Refused before detection runs, too: the sender retries the whole request, and its spans must not be counted twice.
-      if (!this.forwarder.hasRoom(declaredLength(req) ?? 0)) {
+      // And only then: a request admitted is queued whole, so detection never sees spans that the sender will send again.
+      const declared = declaredLength(req) ?? 0;
+      if (!this.forwarder.admit(declared)) {
         throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
       }
+      admitted = declared;
       const max = this.config.maxBodyBytes;
       reserved = this.reserve(req, max);
       const raw = await readBody(req, max);
@@ -246,10 +249,6 @@ class CollectorHost {
       if (body !== raw) reserved = this.grow(reserved, body.length);
       const { outcome, wire } = await this.decodeAndAnnotate(format, body);
       const { chunks, refused } = await encodeForQueue(outcome.accepted, this.config.batch.maxSpans, wire, outcome.edits);
-      if (!this.forwarder.canAccept(chunks)) {
-        // Detection has run on these spans; the sender's retry counts them again. Rare: hasRoom() said yes a moment ago.
-        throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
-      }
       await this.forwarder.enqueue(chunks);
       const rejectedSpans = outcome.rejectedSpans + refused.rejectedSpans;
       const messages = [...outcome.rejectionMessages, ...refused.rejectionMessages];
@@ -272,6 +271,7 @@ class CollectorHost {
       sendRpcStatus(res, format, err);
     } finally {
       this.inFlightBytes -= reserved;
+      if (admitted !== undefined) this.forwarder.release(admitted);
     }
   }
 

@@ -91,6 +91,25 @@ describe('backpressure is decided before the body is read', () => {
     await waitFor(() => spansOf(upstream!.accepted).length === 1);
   });
 
+  it('counts requests already admitted (bodies still arriving) against queue.maxBytes, so none is refused after detection', async () => {
+    upstream = await startUpstream();
+    const release = stallUpstream(upstream);
+    await start({ forward: { endpoint: upstream.url }, queue: { maxBytes: 64 * 1024 }, batch: { intervalMs: 0 } });
+    const body = Buffer.from(protoRequest(jsonRequest(1, { name: 'x'.repeat(40 * 1024) })));
+    // A first request is admitted on its headers; its body is still on the way.
+    const first = await rawConnection();
+    first.socket.write(`POST /v1/traces HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-protobuf\r\ncontent-length: ${body.length}\r\n\r\n`);
+    first.socket.write(body.subarray(0, 100));
+    await new Promise((r) => setTimeout(r, 50));
+    // 40 KiB admitted + 40 KiB declared > 64 KiB: refused now, though the queue itself is empty.
+    const second = await fetch(`${collector!.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } });
+    expect(second.status).toBe(503);
+    first.socket.write(body.subarray(100));
+    await waitFor(() => first.received().includes('\r\n\r\n'), 5000, 'the first answer');
+    expect(statusOf(first.received())).toBe(200);
+    release();
+  });
+
   it('answers 429 + Retry-After when the bodies in flight would exceed limits.maxInFlightBytes', async () => {
     await start({ limits: { maxInFlightBytes: 100_000 } });
     const first = await rawConnection();
