@@ -263,7 +263,7 @@ export class Guard {
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
     attributes[sc.ATTR_LOOPGUARD_ARGS_HASH] = fp.argsHash;
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
-    attributes[sc.ATTR_LOOPGUARD_ARGS_SKETCH] = fp.argsSketch;
+    if (fp.argsSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SKETCH] = fp.argsSketch;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
     if (info.attributes) Object.assign(attributes, info.attributes);

@@ -230,7 +230,8 @@ export class RunHistory {
       if (long) kind |= KIND_ARGS_NEAR;
       sketchWords(e.argsSketch, b, o + F_ARGS_SKETCH, long ? ARGS_SKETCH_WORDS : 1);
     } else {
-      b[o + F_ARGS_SKETCH] = 0;
+      // No free text: the arguments are their skeleton, and their hash stands for it.
+      b[o + F_ARGS_SKETCH] = argsHi;
     }
     b[o + F_KIND] = kind;
     b[o + F_ANSWER] = this.answerOf(o, tool);

@@ -335,7 +335,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       argsSketch = fp.argsSketch;
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
       if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
-      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SKETCH, argsSketch);
+      if (argsSketch !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SKETCH, argsSketch);
     } else {
       argsHash = NAME_ONLY_ARGS;
       normArgsHash = NAME_ONLY_ARGS;

@@ -50,8 +50,8 @@ export interface ArgsFingerprint {
   argsHash: string;
   /** 16 hex: the same over the normalised arguments; the very same string as argsHash when normalisation changes nothing. */
   normArgsHash: string;
-  /** Similarity sketch of the canonical text (sketch.ts). */
-  argsSketch: string;
+  /** Similarity sketch of the canonical text (sketch.ts); undefined when the arguments hold no free text. */
+  argsSketch: string | undefined;
 }
 
 /** A top-level string holding a JSON object/array stands for that JSON (span attributes carry arguments and results as text). */
@@ -160,8 +160,8 @@ export interface ResultDigest {
   hash: string;
   /** The result says something specific (long enough to be no bare acknowledgement). */
   informative: boolean;
-  /** Similarity sketch of the masked canonical text. */
-  sketch: string;
+  /** Similarity sketch of the masked canonical text; undefined when it holds no free text. */
+  sketch: string | undefined;
 }
 
 /** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
@@ -220,7 +220,7 @@ const MASKED_MESSAGE_CHARS = 65_536;
 export interface FailureDigest {
   hash: string;
   /** Similarity sketch of the same canonical text: a stray newline in an identical traceback stays the same failure. */
-  sketch: string;
+  sketch: string | undefined;
   failure: FailureKind;
 }
 

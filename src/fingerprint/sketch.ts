@@ -70,11 +70,14 @@ function isTokenChar(c: number): boolean {
  * strings such as a status or an id, and the structure — feeds the
  * skeleton, which must match exactly. Tokens are maximal runs of ASCII
  * letters and digits and non-ASCII characters, ASCII letters lower-cased; a
- * JSON escape (`\n`, `\"`, `\u00e9`…) separates tokens. Never throws.
+ * JSON escape (`\n`, `\"`, `\u00e9`…) separates tokens. A text with no
+ * free-text string has no sketch (undefined). Never throws.
  */
-export function textSketch(text: string): string {
-  mins.fill(EMPTY);
+export function textSketch(text: string): string | undefined {
   const end = text.length < SKETCH_MAX_CHARS ? text.length : SKETCH_MAX_CHARS;
+  // Most values have no free text at all: their exact hash says everything, and they get no sketch.
+  if (!hasFreeText(text, end)) return undefined;
+  mins.fill(EMPTY);
   const t: Tokens = tokens;
   t.shingles = 0;
   t.count = 0;
@@ -115,14 +118,26 @@ interface Tokens {
 }
 const tokens: Tokens = { shingles: 0, count: 0, previous: 0 };
 
-/** Index of the quote that closes the string whose content starts at `from` (or `end`). */
+/** Index of the quote that closes the string whose content starts at `from` (or `end`): native searches, no loop per character. */
 function stringEnd(text: string, from: number, end: number): number {
-  for (let i = from; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92) i++;
-    else if (c === 34) return i;
+  for (let q = text.indexOf('"', from); q !== -1 && q < end; q = text.indexOf('"', q + 1)) {
+    // A quote after an odd run of backslashes is escaped.
+    let backslashes = 0;
+    while (q - backslashes - 1 >= from && text.charCodeAt(q - backslashes - 1) === 92) backslashes++;
+    if ((backslashes & 1) === 0) return q;
   }
   return end;
+}
+
+/** Does the text hold a string literal of LONG_TEXT_CHARS or more within its first `end` units? */
+function hasFreeText(text: string, end: number): boolean {
+  let open = text.indexOf('"');
+  while (open !== -1 && open < end) {
+    const close = stringEnd(text, open + 1, end);
+    if (close - open - 1 >= LONG_TEXT_CHARS) return true;
+    open = text.indexOf('"', close + 1);
+  }
+  return false;
 }
 
 /** Feeds the word bigrams of text[from, to) into the bins; the token stream runs on across strings. */

@@ -71,8 +71,9 @@ function tokens(free: string): number[][] {
   return out;
 }
 
-export function referenceSketch(text: string): string {
+export function referenceSketch(text: string): string | undefined {
   const { skeleton, freeTexts } = split(text);
+  if (freeTexts.length === 0) return undefined;
   const hashes = freeTexts.flatMap(tokens).map(fnv1a);
   const bigrams = hashes.length === 1 ? [fmix32(hashes[0]!)] : hashes.slice(1).map((b, k) => fmix32(u32(hashes[k]! ^ mul(b, 0x9e3779b1))));
   const bins: Array<number | undefined> = new Array(64).fill(undefined);

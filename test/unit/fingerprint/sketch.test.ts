@@ -13,8 +13,10 @@ const PAGE = {
 
 describe('textSketch', () => {
   it('matches the vectors in docs/fingerprints.md', () => {
-    expect(textSketch(canonicalize({ query: 'cheap flights tokyo', limit: 10 }))).toBe('00b7e361690000000000000000000000000000000000000000000000000000000000000000');
-    expect(textSketch(canonicalize(null))).toBe('0077074ba40000000000000000000000000000000000000000000000000000000000000000');
+    // No free text: the exact hash says everything.
+    expect(textSketch(canonicalize({ query: 'cheap flights tokyo', limit: 10 }))).toBeUndefined();
+    expect(textSketch(canonicalize(null))).toBeUndefined();
+    expect(textSketch(canonicalize(['a', ...Array.from({ length: 40 }, (_, i) => i), 'b']))).toBeUndefined();
     expect(textSketch(canonicalize(TRACEBACK))).toBe('12040c5b8c77777777daaaaaaaaaaaa22233fffffffaae777333aaaaaeecccffffffeef777');
     expect(textSketch(canonicalize(PAGE))).toBe('16688ee0fe66666666afffffffcccaaaaaaaaadeeeef4402833333aaaaaaaa5bbbb888ebb6');
   });
@@ -42,8 +44,8 @@ describe('textSketch', () => {
   });
 
   it('compares free text only: a changed short field is another skeleton, so never near', () => {
-    const running = textSketch(canonicalize({ ...PAGE, status: 'running' }));
-    const done = textSketch(canonicalize({ ...PAGE, status: 'done' }));
+    const running = textSketch(canonicalize({ ...PAGE, status: 'running' }))!;
+    const done = textSketch(canonicalize({ ...PAGE, status: 'done' }))!;
     expect(running.slice(2, 10)).not.toBe(done.slice(2, 10));
     expect(sketchSimilarity(running, done)).toBe(0);
   });
@@ -53,8 +55,9 @@ describe('textSketch', () => {
       `Treasury Division | Queen Anne's County, MD. You previously visited this page ${seconds} seconds ago. The treasury division collects property taxes, utility bills and special assessments; pay online, by mail or in person at the county office. Email the department or call during office hours.`;
     const other =
       'Board of Education | Meeting agenda, minutes and livestream archive for the school year, with the calendar of public hearings, budget workshops and the superintendent search.';
-    expect(sketchSimilarity(textSketch(canonicalize(page(9))), textSketch(canonicalize(page(12))))).toBeGreaterThan(0.65);
-    expect(sketchSimilarity(textSketch(canonicalize(page(9))), textSketch(canonicalize(other)))).toBeLessThan(0.25);
+    const sketch = (v: string) => textSketch(canonicalize(v))!;
+    expect(sketchSimilarity(sketch(page(9)), sketch(page(12)))).toBeGreaterThan(0.65);
+    expect(sketchSimilarity(sketch(page(9)), sketch(other))).toBeLessThan(0.25);
   });
 
   it('reads at most SKETCH_MAX_CHARS: a 10 MB value costs what its head costs', () => {
