@@ -18,8 +18,8 @@ import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import type { Level, Outcome } from '../src/types.js';
 import { OUTCOMES } from '../src/types.js';
-import { buildNudge, previewArgs } from '../src/nudge.js';
-import { captureAttribute, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
+import { buildNudge } from '../src/nudge.js';
+import { captureAttribute, exportableArgsPreview, modelArgsPreview, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
 
 /** What `onLoop` receives. */
 export interface LoopEvent {
@@ -403,7 +403,8 @@ export class Guard {
     call.end();
     const nudge = event?.nudge ?? '';
     if (this.options.onBlock === 'throw') {
-      throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {
+      const message = evidence ? this.errorLine(pre.level, evidence, tool, args, stepOf(span, step), true) : 'loopguard blocked this call';
+      throw new ToolCallBlockedError(message, {
         reason: evidence?.detector ?? 'loop',
         detector: evidence?.detector ?? 'loop',
         level: 'critical',
@@ -466,7 +467,7 @@ export class Guard {
     step: number,
     executed: boolean,
   ): LoopEvent {
-    const nudge = buildNudge({ level, evidence, tool, argsPreview: previewArgs(args), step, blocked: !executed && level !== 'break' });
+    const nudge = buildNudge({ level, evidence, tool, argsPreview: modelArgsPreview(args, this.capture), step, blocked: !executed && level !== 'break' });
     return { level, action, detector: evidence.detector, nudge, evidence, tool, args, step, runKey, traceId: span.spanContext().traceId };
   }
 
@@ -491,9 +492,7 @@ export class Guard {
     evidence: LoopEvidence | undefined,
     step: number,
   ): LoopBreakError {
-    const message = evidence
-      ? buildNudge({ level: 'break', evidence, tool, argsPreview: previewArgs(args), step, blocked: false }).split('\n')[0]!
-      : `[loopguard break] The run was stopped (${reason}).`;
+    const message = evidence ? this.errorLine('break', evidence, tool, args, step, false) : `[loopguard break] The run was stopped (${reason}).`;
     return new LoopBreakError(message, {
       reason,
       detector: evidence?.detector ?? reason,
@@ -504,6 +503,11 @@ export class Guard {
       step,
       tool,
     });
+  }
+
+  /** The nudge's first line as an error message: errors end up on span statuses and in logs, so no content unless capture allows it. */
+  private errorLine(level: Level, evidence: LoopEvidence, tool: string, args: unknown, step: number, blocked: boolean): string {
+    return buildNudge({ level, evidence, tool, argsPreview: exportableArgsPreview(args, this.capture), step, blocked }).split('\n')[0]!;
   }
 
   private activeRunKey(): string | undefined {
