@@ -143,7 +143,10 @@ function stepOf(span: SpanShape, fallback: number): number {
  */
 export class Guard {
   readonly processor: LoopGuardSpanProcessor;
-  /** Settles when the framework adapters `register()` enabled have patched what they could load (ESM modules are patched asynchronously). */
+  /**
+   * Settles when the framework adapters `register()` enabled have patched what they could load. Importing loopguard
+   * preloads the installed frameworks, so they are patched before `register()` returns and nothing needs to wait for this.
+   */
   ready: Promise<void> = Promise.resolve();
   private readonly tracer: Tracer;
   private readonly options: GuardOptions;

@@ -23,3 +23,8 @@ export {
   type FrameworkOptions,
 } from './adapters/index.js';
 export * from '../src/index.js';
+
+import { preloadFrameworks } from './adapters/index.js';
+// ESM modules can only be imported asynchronously: importing loopguard waits for the installed
+// frameworks, so register() patches them at once and the first agent run is guarded.
+await preloadFrameworks();

@@ -6,11 +6,13 @@ import {
 import { VERSION } from '../../../src/version.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
 import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
 
 const V6 = ['>=6.0.0 <7'];
+/** The package name ai is installed under by default. */
+export const AI_MODULE = 'ai';
 
 export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConfig {
   /**
@@ -58,7 +60,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   }
 
   protected init() {
-    return (this.getConfig().aiModules ?? ['ai']).map(
+    return (this.getConfig().aiModules ?? [AI_MODULE]).map(
       (name) => new InstrumentationNodeModuleDefinition(name, V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m)),
     );
   }
@@ -90,13 +92,16 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     return this.telemetry;
   }
 
-  private async patchLoadedEsm(): Promise<void> {
-    for (const name of this.getConfig().aiModules ?? ['ai']) {
-      const m = (await loadIfInstalled(name)) as AiModule | undefined;
-      if (!m || !isV6(m) || !this.isEnabled()) continue;
-      this.patchAgent(m);
-      (this.eager ??= []).push(m);
-    }
+  private patchLoadedEsm(): Promise<void> {
+    const patches = (this.getConfig().aiModules ?? [AI_MODULE]).map((name) =>
+      withModule(name, (loaded) => {
+        const m = loaded as AiModule;
+        if (!isV6(m) || !this.isEnabled()) return;
+        this.patchAgent(m);
+        (this.eager ??= []).push(m);
+      }),
+    );
+    return Promise.all(patches).then(() => undefined);
   }
 
   /** Module hook (require-in-the-middle, or import-in-the-middle when its loader is registered). */

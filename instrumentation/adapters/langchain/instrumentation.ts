@@ -11,10 +11,12 @@ import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
 
 const CORE_VERSIONS = ['>=0.3.0 <2'];
 const LANGGRAPH_VERSIONS = ['>=0.2.0 <2'];
+/** The modules whose ESM copies are patched without loader hooks. */
+export const LANGCHAIN_MODULES = ['@langchain/core/tools', '@langchain/langgraph/prebuilt'] as const;
 
 type CallFn = (this: StructuredToolLike, arg: unknown, config?: unknown, tags?: unknown) => Promise<unknown>;
 type RunToolFn = (this: unknown, call: unknown, config: unknown, state?: unknown) => Promise<unknown>;
@@ -115,12 +117,18 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
     return this.getConfig().guard;
   }
 
-  private async patchLoadedEsm(): Promise<void> {
-    const [tools, prebuilt] = await Promise.all([loadIfInstalled('@langchain/core/tools'), loadIfInstalled('@langchain/langgraph/prebuilt')]);
-    if (!this.isEnabled()) return;
-    this.eager = { tools: tools as ToolsModule | undefined, toolNode: prebuilt as ToolNodeModule | undefined };
-    if (tools) this.patchTools(tools as ToolsModule);
-    if (prebuilt) this.patchToolNode(prebuilt as ToolNodeModule);
+  /** Each module is patched as soon as it is loaded (synchronously when preloaded), independently of the other. */
+  private patchLoadedEsm(): Promise<void> {
+    this.eager = {};
+    const [tools, prebuilt] = LANGCHAIN_MODULES;
+    return Promise.all([
+      withModule(tools, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.tools = this.patchTools(m as ToolsModule);
+      }),
+      withModule(prebuilt, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.toolNode = this.patchToolNode(m as ToolNodeModule);
+      }),
+    ]).then(() => undefined);
   }
 
   private patchTools(moduleExports: ToolsModule): ToolsModule {

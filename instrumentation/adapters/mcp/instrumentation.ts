@@ -11,9 +11,11 @@ import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled, requireIfInstalled } from '../shared/load.js';
+import { requireIfInstalled, withModule } from '../shared/load.js';
 
 const SDK_VERSIONS = ['>=1.0.0 <2'];
+/** The module whose ESM (and CJS) copy is patched without loader hooks. */
+export const MCP_CLIENT_MODULE = '@modelcontextprotocol/sdk/client/index.js';
 
 // GenAI MCP semantic conventions (client span of a tools/call request).
 const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
@@ -72,10 +74,10 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
     // require-in-the-middle cannot hook this package's CJS files (it has no `require` entry for
     // its root, which the hook resolves to find the package), so the CJS copy is patched eagerly too.
     this.eager = [];
-    const cjs = requireIfInstalled('@modelcontextprotocol/sdk/client/index.js') as ClientModule | undefined;
+    const cjs = requireIfInstalled(MCP_CLIENT_MODULE) as ClientModule | undefined;
     if (cjs) this.eager.push(this.patch(cjs));
-    this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => {
-      if (m && this.isEnabled()) this.eager?.push(this.patch(m as ClientModule));
+    this.ready = withModule(MCP_CLIENT_MODULE, (m) => {
+      if (this.isEnabled()) this.eager?.push(this.patch(m as ClientModule));
     });
   }
 

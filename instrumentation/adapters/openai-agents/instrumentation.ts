@@ -8,9 +8,11 @@ import { VERSION } from '../../../src/version.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted, parseArguments } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
 
 const AGENTS_VERSIONS = ['>=0.1.0 <2'];
+/** The module whose ESM copy is patched without loader hooks. */
+export const OPENAI_AGENTS_MODULE = '@openai/agents-core';
 
 type InvokeFn = (this: unknown, runContext: unknown, input: string, details?: unknown) => Promise<unknown>;
 interface FunctionToolLike {
@@ -60,8 +62,8 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardIn
   override enable(): void {
     super.enable();
     instances.add(this);
-    this.ready = loadIfInstalled('@openai/agents-core').then((m) => {
-      if (m && this.isEnabled()) this.eager = this.patch(m as AgentModule);
+    this.ready = withModule(OPENAI_AGENTS_MODULE, (m) => {
+      if (this.isEnabled()) this.eager = this.patch(m as AgentModule);
     });
   }
 

@@ -15,6 +15,39 @@ export async function loadIfInstalled(specifier: string): Promise<Record<string,
   }
 }
 
+/** Modules loaded before any adapter was enabled (undefined: not installed). */
+const preloaded = new Map<string, Record<string, unknown> | undefined>();
+
+/**
+ * Imports the framework modules the adapters patch, once, before the
+ * application runs (loopguard's entry awaits it): an ESM module can only be
+ * imported asynchronously, and an agent started right after `register()`
+ * would otherwise run before its framework is patched.
+ */
+export async function preloadModules(specifiers: readonly string[]): Promise<void> {
+  await Promise.all(
+    specifiers.map(async (specifier) => {
+      if (!preloaded.has(specifier)) preloaded.set(specifier, await loadIfInstalled(specifier));
+    }),
+  );
+}
+
+/**
+ * Hands `use` the module: synchronously when it was preloaded, else once it
+ * is imported. The promise settles when `use` has run (or the module turned
+ * out not to be installed).
+ */
+export function withModule(specifier: string, use: (moduleExports: Record<string, unknown>) => void): Promise<void> {
+  if (preloaded.has(specifier)) {
+    const m = preloaded.get(specifier);
+    if (m) use(m);
+    return Promise.resolve();
+  }
+  return loadIfInstalled(specifier).then((m) => {
+    if (m) use(m);
+  });
+}
+
 const requireHere = createRequire(import.meta.url);
 
 /** The CommonJS counterpart, for packages whose CJS copy the require hook cannot see. */
