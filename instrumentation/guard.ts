@@ -5,6 +5,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -71,7 +72,23 @@ export interface ToolCallInfo {
 export interface RunOptions {
   /** Sets `gen_ai.conversation.id`: calls of several traces with the same id are one run. */
   conversationId?: string;
+  /** Sets `gen_ai.agent.name`, the name of the agent doing the run (the run's own name is `loopguard.run.name`). */
+  agentName?: string;
   attributes?: Attributes;
+}
+
+/** A run in progress or finished: what `guard.run()` hands its function. */
+export interface RunHandle {
+  /** The key the run's calls are compared under: its conversation id, else its trace id. */
+  readonly runKey: string;
+  /** The run's verdict so far; once the run is over, its final verdict. undefined before its first tool call. */
+  verdict(): RunVerdict | undefined;
+}
+
+/** A run opened with `startRun`: code run inside `context` belongs to it, `end` closes it. */
+export interface OpenRun extends RunHandle {
+  readonly context: Context;
+  end(error?: unknown): void;
 }
 
 /** What the guard may do to the tracer provider behind it. */
@@ -163,31 +180,59 @@ export class Guard {
 
   /**
    * Runs `fn` as one agent run: an `invoke_agent {name}` root span whose
-   * tool calls are compared with each other. A `LoopBreakError` from a tool
-   * propagates out of it unchanged, for the caller to handle.
+   * tool calls are compared with each other. `fn` gets the run's handle
+   * (its key, and its verdict, which stays readable after the run). A
+   * `LoopBreakError` from a tool propagates out of it unchanged, for the
+   * caller to handle.
    */
-  run<T>(name: string, fn: () => T | Promise<T>, options: RunOptions = {}): Promise<T> {
+  run<T>(name: string, fn: (run: RunHandle) => T | Promise<T>, options: RunOptions = {}): Promise<T> {
+    const open = this.startRun(name, options);
+    return context.with(open.context, async () => {
+      try {
+        const value = await fn(open);
+        open.end();
+        return value;
+      } catch (err) {
+        open.end(err);
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Opens a run whose start and end are signalled separately (what the
+   * framework adapters use for invocations they see begin and finish):
+   * run code inside `context` to make it part of the run, and call `end`
+   * once, with the error if it failed.
+   */
+  startRun(name: string, options: RunOptions = {}): OpenRun {
+    // A run id is not an agent name: the name given here goes to loopguard.run.name.
     const attributes: Attributes = {
       [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_INVOKE_AGENT,
-      [sc.ATTR_GEN_AI_AGENT_NAME]: name,
+      [sc.ATTR_LOOPGUARD_RUN_NAME]: name,
       ...options.attributes,
     };
+    if (options.agentName !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_NAME] = options.agentName;
     if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
-    return this.tracer.startActiveSpan(
-      `${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
-      { root: true, kind: SpanKind.INTERNAL, attributes },
-      async (span) => {
-        try {
-          return await fn();
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-          if (err instanceof Error) span.setAttribute(sc.ATTR_ERROR_TYPE, err.name);
-          throw err;
-        } finally {
-          span.end();
+    const span = this.tracer.startSpan(`${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`, { root: true, kind: SpanKind.INTERNAL, attributes });
+    const shaped = span as Span & Partial<SpanShape>;
+    const runKey = (shaped.attributes ? this.processor.runKeyOf(shaped as SpanShape) : undefined) ?? span.spanContext().traceId;
+    const processor = this.processor;
+    let ended = false;
+    return {
+      runKey,
+      context: trace.setSpan(context.active(), span),
+      verdict: () => processor.verdict(runKey),
+      end(error?: unknown) {
+        if (ended) return;
+        ended = true;
+        if (error !== undefined) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          span.setAttribute(sc.ATTR_ERROR_TYPE, error instanceof Error ? error.name : typeof error);
         }
+        span.end();
       },
-    );
+    };
   }
 
   /** Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list. */

@@ -6,6 +6,8 @@ export {
   type LoopAction,
   type LoopEvent,
   type NotExecutedResult,
+  type OpenRun,
+  type RunHandle,
   type RunOptions,
   type ToolCallInfo,
 } from './guard.js';

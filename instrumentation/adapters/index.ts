@@ -4,7 +4,7 @@ import type { AiSdkInstrumentationConfig } from './ai-sdk/instrumentation.js';
 import { LANGCHAIN_MODULES, LangChainInstrumentation } from './langchain/instrumentation.js';
 import { MCP_CLIENT_MODULE, McpClientInstrumentation } from './mcp/instrumentation.js';
 import { OPENAI_AGENTS_MODULE, OpenAIAgentsInstrumentation } from './openai-agents/instrumentation.js';
-import { preloadModules } from './shared/load.js';
+import { aliasesOf, preloadModules } from './shared/load.js';
 import type { ToolCallGuard } from './shared/guard-like.js';
 import { LoopGuardConfigError } from '../../src/options.js';
 
@@ -74,5 +74,5 @@ export async function frameworksReady(instrumentations: FrameworkInstrumentation
  * and an agent started right after it is guarded from its first call.
  */
 export function preloadFrameworks(): Promise<void> {
-  return preloadModules([AI_MODULE, ...LANGCHAIN_MODULES, MCP_CLIENT_MODULE, OPENAI_AGENTS_MODULE]);
+  return preloadModules([AI_MODULE, ...aliasesOf(AI_MODULE), ...LANGCHAIN_MODULES, MCP_CLIENT_MODULE, OPENAI_AGENTS_MODULE]);
 }

@@ -38,6 +38,7 @@ interface GlobalWithIntegrations {
 }
 
 const instances = new EnabledInstances<AiSdkInstrumentation>();
+const currentGuard = () => instances.current?.getConfig().guard;
 
 /**
  * Vercel AI SDK, ai@6 and ai@7. The tool calls are guarded through the
@@ -68,7 +69,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   override enable(): void {
     super.enable();
     instances.add(this);
-    this.telemetry ??= new LoopguardAiSdkTelemetry(() => instances.current?.getConfig().guard);
+    this.telemetry ??= new LoopguardAiSdkTelemetry(currentGuard);
     const g = globalThis as GlobalWithIntegrations;
     g.AI_SDK_TELEMETRY_INTEGRATIONS ??= [];
     // First in the list runs innermost: inside the context of any tracing integration
@@ -113,7 +114,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const streamText = moduleExports.streamText;
     if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
     const replacements = {
-      generateText: wrapGenerateText(generateText as never, stepCountIs),
+      generateText: wrapGenerateText(generateText as never, stepCountIs, currentGuard),
       streamText: wrapStreamText(streamText as never, stepCountIs),
     };
     try {
@@ -137,7 +138,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const stepCountIs = moduleExports.stepCountIs;
     if (!proto || typeof stepCountIs !== 'function') return;
     if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs) as never);
-    if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never) as never);
+    if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never, currentGuard) as never);
   }
 }
 

@@ -1,4 +1,4 @@
-import { SpanKind, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import {
   InstrumentationBase,
@@ -12,6 +12,9 @@ import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { requireIfInstalled, withModule } from '../shared/load.js';
+import type { OpenRun } from '../../guard.js';
+import { idOf, openAutoRun } from '../shared/auto-run.js';
+import type { ToolCallGuard } from '../shared/guard-like.js';
 
 const SDK_VERSIONS = ['>=1.0.0 <2'];
 /** The module whose ESM (and CJS) copy is patched without loader hooks. */
@@ -28,10 +31,36 @@ interface CallToolParams {
 }
 interface ClientLike {
   transport?: { sessionId?: unknown };
+  getServerVersion?: () => { name?: unknown } | undefined;
 }
 type CallToolFn = (this: ClientLike, params: CallToolParams, resultSchema?: unknown, options?: unknown) => Promise<unknown>;
+type CloseFn = (this: ClientLike) => Promise<void>;
 interface ClientModule {
-  Client?: { prototype: { callTool: CallToolFn } };
+  Client?: { prototype: { callTool: CallToolFn; close: CloseFn } };
+}
+
+/** Per client session used outside any run: the run it opened by itself, ended when the client closes. */
+const sessionRuns = new WeakMap<ClientLike, OpenRun>();
+
+function sessionRun(client: ClientLike, guard: ToolCallGuard): OpenRun | undefined {
+  const open = sessionRuns.get(client);
+  if (open) return open;
+  const server = idOf(client.getServerVersion?.()?.name);
+  const conversationId = idOf(client.transport?.sessionId);
+  const run = openAutoRun(guard, server ? `mcp ${server}` : 'mcp', conversationId ? { conversationId } : {});
+  if (run) sessionRuns.set(client, run);
+  return run;
+}
+
+function wrapClose(original: CloseFn): CloseFn {
+  return async function loopguardClose(this: ClientLike): Promise<void> {
+    try {
+      return await original.call(this);
+    } finally {
+      sessionRuns.get(this)?.end();
+      sessionRuns.delete(this);
+    }
+  };
 }
 
 const instances = new EnabledInstances<McpClientInstrumentation>();
@@ -95,12 +124,14 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
   private patch(moduleExports: ClientModule): ClientModule {
     const proto = moduleExports?.Client?.prototype;
     if (proto && !isWrapped(proto.callTool)) this._wrap(proto, 'callTool', (original) => wrapCallTool(original));
+    if (proto && typeof proto.close === 'function' && !isWrapped(proto.close)) this._wrap(proto, 'close', (original) => wrapClose(original));
     return moduleExports;
   }
 
   private unpatch(moduleExports?: ClientModule): void {
     const proto = moduleExports?.Client?.prototype;
     if (proto && isWrapped(proto.callTool)) this._unwrap(proto, 'callTool');
+    if (proto && isWrapped(proto.close)) this._unwrap(proto, 'close');
   }
 }
 
@@ -119,11 +150,15 @@ function wrapCallTool(original: CallToolFn): CallToolFn {
       return result;
     };
     // The GenAI MCP conventions: a `tools/call {tool}` CLIENT span.
-    const result = await instrumentation.guard().callTool(params.name, params.arguments ?? {}, execute, {
-      attributes,
-      spanName: `tools/call ${params.name}`,
-      kind: SpanKind.CLIENT,
-    });
+    const guard = instrumentation.guard();
+    const call = () =>
+      guard.callTool(params.name, params.arguments ?? {}, execute, {
+        attributes,
+        spanName: `tools/call ${params.name}`,
+        kind: SpanKind.CLIENT,
+      });
+    const run = sessionRun(this, guard);
+    const result = await (run ? context.with(run.context, call) : call());
     if (isNotExecuted(result)) return { content: [{ type: 'text', text: result.message }], isError: true };
     return moveNoticeIntoContent(result);
   }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 /**
  * Loads a framework module the way the application will, so a prototype can
@@ -56,5 +58,28 @@ export function requireIfInstalled(specifier: string): Record<string, unknown> |
     return requireHere(specifier) as Record<string, unknown>;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Names the application installs `pkg` under besides its own
+ * (`"ai-v6": "npm:ai@^6"` in its package.json), so those copies are
+ * preloaded too. Read from the working directory's package.json; none when
+ * there is none.
+ */
+export function aliasesOf(pkg: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as Record<string, unknown>;
+    const names: string[] = [];
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+      const deps = manifest[field];
+      if (typeof deps !== 'object' || deps === null) continue;
+      for (const [name, spec] of Object.entries(deps as Record<string, unknown>)) {
+        if (typeof spec === 'string' && spec.startsWith(`npm:${pkg}@`)) names.push(name);
+      }
+    }
+    return names;
+  } catch {
+    return [];
   }
 }
