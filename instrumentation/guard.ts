@@ -106,6 +106,16 @@ export interface NotExecutedResult {
 
 type AnyFunction = (...args: never[]) => unknown;
 
+/** A tool as `wrapTool` returns it: its own result, or the "not executed" result of a blocked call. */
+export type GuardedTool<F extends AnyFunction> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>> | NotExecutedResult>;
+
+/** True for the result of a call loopguard blocked instead of running it. */
+export function isNotExecuted(value: unknown): value is NotExecutedResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return v.status === 'not_executed' && v.reason === 'loop_detected' && typeof v.message === 'string';
+}
+
 /** One guarded call in progress. */
 interface Call {
   span: Span & SpanShape;
@@ -235,22 +245,26 @@ export class Guard {
     };
   }
 
-  /** Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list. */
-  wrapTool<F extends AnyFunction>(name: string, fn: F, info?: Omit<ToolCallInfo, 'callId'>): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>> {
+  /**
+   * Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list.
+   * A blocked call does not run and resolves to a `NotExecutedResult` instead (check with `isNotExecuted`), unless the
+   * guard was created with `onBlock: 'throw'`.
+   */
+  wrapTool<F extends AnyFunction>(name: string, fn: F, info?: Omit<ToolCallInfo, 'callId'>): GuardedTool<F> {
     const guard = this;
     const wrapped = function (this: unknown, ...args: Parameters<F>) {
       const fingerprinted = args.length === 1 ? args[0] : args;
-      return guard.callTool(name, fingerprinted, () => fn.apply(this, args), info) as Promise<Awaited<ReturnType<F>>>;
+      return guard.callTool(name, fingerprinted, () => fn.apply(this, args), info) as Promise<Awaited<ReturnType<F>> | NotExecutedResult>;
     };
     Object.defineProperty(wrapped, 'name', { value: fn.name || name });
     return wrapped;
   }
 
   /** Wraps every function of an object of tools, keyed by tool name. */
-  wrapTools<T extends Record<string, AnyFunction>>(tools: T): { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> } {
+  wrapTools<T extends Record<string, AnyFunction>>(tools: T): { [K in keyof T]: GuardedTool<T[K]> } {
     const out: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(tools)) out[name] = this.wrapTool(name, fn);
-    return out as { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> };
+    return out as { [K in keyof T]: GuardedTool<T[K]> };
   }
 
   /** The verdict of the run the caller is in (or of `runKey`): what an agent checks to decide whether to go on. */
@@ -302,6 +316,7 @@ export class Guard {
     const decision = this.safely('recording the tool result', () => this.recordResult(call, result));
     // No verdict to act on (the common case): no extra promise on the hot path.
     const after = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, result, true) : result;
+    if (after instanceof LoopBreakError) markBroken(call.span, after);
     call.end();
     if (after instanceof LoopBreakError) throw after;
     return after;
@@ -418,10 +433,13 @@ export class Guard {
     if (pre.stop) {
       // Already stopped: every later call is refused the same way, without asking again.
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
+      span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
       const last = pre.stop.evidence;
       this.processor.recordOwn(span, runKey, this.entry(call, last?.next?.resultHash ?? NOT_EXECUTED_RESULT, last?.next?.outcome ?? 'ok', true));
+      const error = this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.engine.steps(runKey)));
+      markBroken(span, error);
       call.end();
-      throw this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.engine.steps(runKey)));
+      throw error;
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
     const step = this.processor.engine.steps(runKey) + 1;
@@ -430,6 +448,7 @@ export class Guard {
     if (action === 'continue') return { refused: false };
     const next = pre.armed?.next;
     span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, pre.action === 'break' || action === 'break' ? ACTION_BREAK : ACTION_BLOCK);
+    span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
     // The blocked call stands for the repeat it prevented: recorded with the result the loop would have given.
     const decision = this.processor.recordOwn(
       span,
@@ -445,8 +464,10 @@ export class Guard {
       const reason = action === 'break' ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
+      const error = this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
+      markBroken(span, error);
       call.end();
-      throw this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
+      throw error;
     }
     call.end();
     const nudge = event?.nudge ?? '';
@@ -572,6 +593,12 @@ export class Guard {
       return undefined;
     }
   }
+}
+
+/** A call that ends the run fails with the break, and its span says so. */
+function markBroken(span: Span, error: LoopBreakError): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  span.setAttribute(sc.ATTR_ERROR_TYPE, error.name);
 }
 
 /** Appends the nudge where the model will read it; other result types are left as they are. */

@@ -2,6 +2,8 @@ export { register, type RegisterOptions, type ExporterChoice } from './register.
 export {
   Guard,
   appendNudge,
+  isNotExecuted,
+  type GuardedTool,
   type GuardOptions,
   type LoopAction,
   type LoopEvent,
