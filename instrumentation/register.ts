@@ -14,6 +14,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { LoopGuardConfigError, isPlainObject } from '../src/options.js';
 import { LoopGuardSpanProcessor, type LoopGuardProcessorOptions } from '../src/processor.js';
 import { VERSION } from '../src/version.js';
+import { otlpTracesEndpoint, warnOnExportFailure } from './export-warning.js';
 import { Guard, type GuardOptions } from './guard.js';
 import { frameworkInstrumentations, frameworksReady, type FrameworkInstrumentation, type FrameworkOptions } from './adapters/index.js';
 
@@ -99,7 +100,7 @@ function chooseExporter(choice: RegisterOptions['exporter']): SpanProcessor | un
   if (name === 'none') return undefined;
   // The console is for people watching: print each span as it ends.
   if (name === 'console') return new SimpleSpanProcessor(new ConsoleSpanExporter());
-  return new BatchSpanProcessor(new OTLPTraceExporter());
+  return new BatchSpanProcessor(warnOnExportFailure(new OTLPTraceExporter(), otlpTracesEndpoint()));
 }
 
 /** Splits register() options into the processor's, the guard's, and its own. */
