@@ -24,6 +24,7 @@ export const MCP_CLIENT_MODULE = '@modelcontextprotocol/sdk/client/index.js';
 const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 const ATTR_MCP_SESSION_ID = 'mcp.session.id';
 const MCP_METHOD_TOOLS_CALL = 'tools/call';
+const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 
 interface CallToolParams {
   name: string;
@@ -50,6 +51,16 @@ function sessionRun(client: ClientLike, guard: ToolCallGuard): OpenRun | undefin
   const run = openAutoRun(guard, server ? `mcp ${server}` : 'mcp', conversationId ? { conversationId } : {});
   if (run) sessionRuns.set(client, run);
   return run;
+}
+
+/**
+ * The JSON-RPC id of the `tools/call` request just sent: the SDK numbers
+ * requests from a counter and sends synchronously from `callTool`, so the id
+ * is the counter's value before the call when it moved by exactly one.
+ */
+function recordRequestId(client: ClientLike, before: unknown): void {
+  const after = (client as { _requestMessageId?: unknown })._requestMessageId;
+  if (typeof before === 'number' && after === before + 1) trace.getActiveSpan()?.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
 }
 
 function wrapClose(original: CloseFn): CloseFn {
@@ -140,12 +151,15 @@ function wrapCallTool(original: CallToolFn): CallToolFn {
     const instrumentation = instances.current;
     if (!instrumentation || typeof params?.name !== 'string') return original.call(this, params, resultSchema, options);
     const attributes = mcpAttributes(this);
+    const before = (this as { _requestMessageId?: unknown })._requestMessageId;
     if (insideGuardedToolCall()) {
       trace.getActiveSpan()?.setAttributes(attributes);
       return original.call(this, params, resultSchema, options);
     }
     const execute = async () => {
-      const result = await original.call(this, params, resultSchema, options);
+      const pending = original.call(this, params, resultSchema, options);
+      recordRequestId(this, before);
+      const result = await pending;
       if ((result as { isError?: unknown } | undefined)?.isError === true) setToolOutcome('error');
       return result;
     };
