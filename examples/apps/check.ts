@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppReport } from './support.js';
 
-export const APPS = ['ai-sdk', 'ai-sdk-v6', 'langgraph', 'mcp', 'openai-agents'];
+export const APPS = ['ai-sdk', 'ai-sdk-v6', 'langgraph', 'langchain-agent', 'mcp', 'openai-agents'];
 
 /** What is wrong with an app's report; empty when it passed. */
 export function problemsOf(report: AppReport): string[] {

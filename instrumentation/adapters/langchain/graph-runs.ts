@@ -22,6 +22,34 @@ interface StreamLike {
 interface Host {
   wrapMethod<T extends object>(target: T, name: keyof T & string, wrapper: (original: never) => unknown): void;
   unwrapMethod<T extends object>(target: T, name: keyof T & string): void;
+  /** Wraps a tool node's `runTool` so a LoopBreakError stops the graph instead of becoming a message. */
+  wrapRunTool(original: never): unknown;
+}
+interface ToolNodeProto {
+  runTool?: unknown;
+}
+
+/** Tool-node prototypes found on graphs and patched, for unpatchGraphs to restore. */
+const toolNodeProtos = new Set<ToolNodeProto>();
+
+/**
+ * The graph's tool nodes (LangGraph's prebuilt ToolNode, LangChain v1
+ * `createAgent`'s own, any class with `runTool`) catch a tool's error and
+ * hand it to the model as a message; a LoopBreakError must stop the graph
+ * instead. Found on the graph itself, so no module needs importing.
+ */
+function guardToolNodes(graph: GraphLike, host: Host): void {
+  try {
+    const nodes = (graph as { nodes?: Record<string, { bound?: object } | undefined> }).nodes;
+    for (const node of Object.values(nodes ?? {})) {
+      const proto = node?.bound ? (Object.getPrototypeOf(node.bound) as ToolNodeProto | null) : null;
+      if (!proto || typeof proto.runTool !== 'function' || isWrapped(proto.runTool)) continue;
+      host.wrapMethod(proto, 'runTool', (original: never) => host.wrapRunTool(original));
+      toolNodeProtos.add(proto);
+    }
+  } catch {
+    // A graph of an unexpected shape: its tool calls are still guarded, only the break may become a message.
+  }
 }
 
 function runOptions(graph: GraphLike, options: GraphOptions | undefined) {
@@ -41,6 +69,7 @@ export function patchGraphs<M extends { Pregel?: { prototype: GraphLike } }>(mod
   if (!isWrapped(proto.invoke)) {
     host.wrapMethod(proto, 'invoke', (original: InvokeFn) =>
       function loopguardInvoke(this: GraphLike, input: unknown, options?: GraphOptions) {
+        guardToolNodes(this, host);
         const { name, options: run } = runOptions(this, options);
         return withAutoRun(currentGuard(), name, run, () => original.call(this, input, options));
       },
@@ -49,6 +78,7 @@ export function patchGraphs<M extends { Pregel?: { prototype: GraphLike } }>(mod
   if (!isWrapped(proto.stream)) {
     host.wrapMethod(proto, 'stream', (original: InvokeFn) =>
       async function loopguardStream(this: GraphLike, input: unknown, options?: GraphOptions) {
+        guardToolNodes(this, host);
         const { name, options: runOpts } = runOptions(this, options);
         const run = openAutoRun(currentGuard(), name, runOpts);
         if (!run) return original.call(this, input, options);
@@ -70,6 +100,8 @@ export function unpatchGraphs(moduleExports: { Pregel?: { prototype: GraphLike }
   const proto = moduleExports?.Pregel?.prototype;
   if (proto && isWrapped(proto.invoke)) host.unwrapMethod(proto, 'invoke');
   if (proto && isWrapped(proto.stream)) host.unwrapMethod(proto, 'stream');
+  for (const toolNode of toolNodeProtos) if (isWrapped(toolNode.runTool)) host.unwrapMethod(toolNode, 'runTool');
+  toolNodeProtos.clear();
 }
 
 /**

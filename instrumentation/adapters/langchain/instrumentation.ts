@@ -139,6 +139,10 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
     this._unwrap(target, name);
   }
 
+  wrapRunTool(original: never): unknown {
+    return wrapRunTool(original);
+  }
+
   /** Each module is patched as soon as it is loaded (synchronously when preloaded), independently of the other. */
   private patchLoadedEsm(): Promise<void> {
     this.eager = {};
