@@ -2,7 +2,7 @@
 import { ToolLoopAgent, tool } from 'ai-v6';
 import { MockLanguageModelV3 } from 'ai-v6/test';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 const app = setUpApp('ai-sdk', ['ai-v6']);
 
@@ -32,6 +32,6 @@ const agent = (orderIds: string[]) => new ToolLoopAgent({ model: model(orderIds)
 
 await runApp(
   app,
-  () => agent(Array.from({ length: 20 }, () => 'A-10492')).generate({ prompt: 'Where is my order?' }),
+  () => agent(Array.from({ length: 20 }, () => LOOP_ORDER_ID)).generate({ prompt: 'Where is my order?' }),
   () => agent(['A-1', 'A-2', 'A-3']).generate({ prompt: 'Where is my order?' }),
 );

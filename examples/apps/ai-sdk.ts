@@ -2,7 +2,7 @@
 import { generateText, isStepCount, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 const app = setUpApp('ai-sdk');
 
@@ -33,6 +33,6 @@ const generate = (orderIds: string[]) =>
 
 await runApp(
   app,
-  () => generate(Array.from({ length: 20 }, () => 'A-10492')),
+  () => generate(Array.from({ length: 20 }, () => LOOP_ORDER_ID)),
   () => generate(['A-1', 'A-2', 'A-3']),
 );

@@ -2,8 +2,8 @@
  * `npm run examples` runs this too: every acceptance app, through tsx and
  * compiled (dist/, when built), APPS_REPEAT times each (default 5). An app
  * passes when its looping agent was nudged, then blocked, then stopped with
- * a LoopBreakError the caller caught, and its normal agent finished with no
- * verdict at all. Exits non-zero on any miss.
+ * a LoopBreakError the caller caught, its normal agent finished with no
+ * verdict at all, and no exported span carried the looping call's arguments. Exits non-zero on any miss.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,6 +25,7 @@ export function problemsOf(report: AppReport): string[] {
   if (caught !== 'LoopBreakError') problems.push(`the caller caught ${caught}, not a LoopBreakError`);
   if (report.normal.levels.length > 0) problems.push(`the normal agent got verdicts: ${report.normal.levels.join(', ')}`);
   if (!report.normal.completed) problems.push('the normal agent did not finish');
+  if (report.leaks.length > 0) problems.push(`tool arguments reached exported spans: ${report.leaks.join(', ')}`);
   return problems;
 }
 

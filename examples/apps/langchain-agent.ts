@@ -1,7 +1,7 @@
 /** LangChain v1 `createAgent` on its FakeToolCallingModel, guarded by `register()` alone. */
 import { createAgent, FakeToolCallingModel, tool } from 'langchain';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 const app = setUpApp('langchain');
 
@@ -20,6 +20,6 @@ const input = { messages: [{ role: 'user' as const, content: 'Where is my order?
 
 await runApp(
   app,
-  () => agent(Array.from({ length: 20 }, () => 'A-10492')).invoke(input, { recursionLimit: 100 }),
+  () => agent(Array.from({ length: 20 }, () => LOOP_ORDER_ID)).invoke(input, { recursionLimit: 100 }),
   () => agent(['A-1', 'A-2', 'A-3']).invoke(input, { recursionLimit: 100 }),
 );

@@ -4,7 +4,7 @@ import { tool } from '@langchain/core/tools';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 const app = setUpApp('langchain');
 
@@ -30,6 +30,6 @@ const input = { messages: [{ role: 'user', content: 'Where is my order?' }] };
 
 await runApp(
   app,
-  () => agent(Array.from({ length: 20 }, (_, i) => call('A-10492', i))).invoke(input, { recursionLimit: 100 }),
+  () => agent(Array.from({ length: 20 }, (_, i) => call(LOOP_ORDER_ID, i))).invoke(input, { recursionLimit: 100 }),
   () => agent([call('A-1', 1), call('A-2', 2), call('A-3', 3), 'Order A-1 has shipped.']).invoke(input, { recursionLimit: 100 }),
 );

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 const app = setUpApp('mcp');
 
@@ -26,6 +26,6 @@ async function session(orderIds: string[]): Promise<void> {
 
 await runApp(
   app,
-  () => session(Array.from({ length: 20 }, () => 'A-10492')),
+  () => session(Array.from({ length: 20 }, () => LOOP_ORDER_ID)),
   () => session(['A-1', 'A-2', 'A-3']),
 );

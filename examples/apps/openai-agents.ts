@@ -1,7 +1,7 @@
 /** OpenAI Agents SDK `run()` with a scripted model (the package ships no fake one), guarded by `register()` alone. */
 import { Agent, Usage, run, setTracingDisabled, tool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import { z } from 'zod';
-import { runApp, setUpApp } from './support.js';
+import { LOOP_ORDER_ID, runApp, setUpApp } from './support.js';
 
 setTracingDisabled(true);
 const app = setUpApp('openai-agents');
@@ -32,6 +32,6 @@ const agent = (orderIds: string[]) => new Agent({ name: 'support', instructions:
 
 await runApp(
   app,
-  () => run(agent(Array.from({ length: 20 }, () => 'A-10492')), 'Where is my order?', { maxTurns: 40 }),
+  () => run(agent(Array.from({ length: 20 }, () => LOOP_ORDER_ID)), 'Where is my order?', { maxTurns: 40 }),
   () => run(agent(['A-1', 'A-2', 'A-3']), 'Where is my order?', { maxTurns: 40 }),
 );
