@@ -7,6 +7,7 @@ import { VERSION } from '../../../src/version.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { withModule } from '../shared/load.js';
+import { adviseOnUnpatchedAi6 } from './esm-advice.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
 import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
 
@@ -100,6 +101,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
         if (!isV6(m) || !this.isEnabled()) return;
         this.patchAgent(m);
         (this.eager ??= []).push(m);
+        adviseOnUnpatchedAi6(name, m.generateText);
       }),
     );
     return Promise.all(patches).then(() => undefined);

@@ -22,11 +22,13 @@ function withBreakStop(stopWhen: StopWhen, fallback: () => unknown): unknown[] {
   return [...conditions, stopOnLoopBreak];
 }
 
+const stopWrappers = new WeakSet<object>();
+
 /** A generation outside any run is a run of its own (see shared/auto-run.ts). */
 type CurrentGuard = () => ToolCallGuard | undefined;
 
 export function wrapGenerateText(original: (options: CallOptions) => Promise<{ steps?: unknown[] }>, stepCountIs: StepCountIs, guard: CurrentGuard) {
-  return function loopguardGenerateText(options: CallOptions) {
+  const wrapper = function loopguardGenerateText(options: CallOptions) {
     return withAutoRun(guard(), 'generateText', {}, async () => {
       // generateText's own default is stepCountIs(1).
       const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
@@ -35,6 +37,13 @@ export function wrapGenerateText(original: (options: CallOptions) => Promise<{ s
       return result;
     });
   };
+  stopWrappers.add(wrapper);
+  return wrapper;
+}
+
+/** True for a generateText that loopguard's module hook replaced (so a break ends it). */
+export function stopsOnBreak(generateText: unknown): boolean {
+  return typeof generateText === 'function' && stopWrappers.has(generateText);
 }
 
 export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs) {
