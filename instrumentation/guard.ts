@@ -11,16 +11,19 @@ import {
 } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
 import type { PreVerdict, RunVerdict } from '../src/engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions, type ResultDigest } from '../src/fingerprint/index.js';
-import type { HistoryEntry } from '../src/history.js';
+import type { CallEnd, CallFacts } from '../src/call-entry.js';
+import { fingerprintArgs } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
-import { ACTION_BLOCK, ACTION_BREAK, type LoopGuardSpanProcessor } from '../src/processor.js';
+import { ACTION_BLOCK, ACTION_BREAK, type GuardHost } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
-import type { Level, Outcome } from '../src/types.js';
-import { OUTCOMES } from '../src/types.js';
+import { isOutcome, type Level, type Outcome } from '../src/types.js';
 import { buildNudge } from '../src/nudge.js';
 import { captureAttribute, exportableArgsPreview, modelArgsPreview, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
+import { REGISTER_DEFAULTS } from './defaults.js';
+import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
+
+export type { LoopAction } from './loop-action.js';
 
 /** What `onLoop` receives. */
 export interface LoopEvent {
@@ -38,9 +41,6 @@ export interface LoopEvent {
   runKey: string;
   traceId: string;
 }
-
-/** `onLoop` may return one to override the default action. */
-export type LoopAction = 'continue' | 'block' | 'break';
 
 export interface GuardOptions {
   /** Called for every verdict that should reach the agent (warnings are throttled). May be async; errors are logged, never thrown. */
@@ -116,39 +116,26 @@ export function isNotExecuted(value: unknown): value is NotExecutedResult {
   return v.status === 'not_executed' && v.reason === 'loop_detected' && typeof v.message === 'string';
 }
 
-/** One guarded call in progress. */
-interface Call {
+/** One guarded call in progress: what the history entry is built from, and the span. */
+interface Call extends CallFacts {
   span: Span & SpanShape;
-  tool: string;
-  args: unknown;
-  argsHash: string;
-  normArgsHash: string;
-  fpOptions: FingerprintOptions | undefined;
   /** undefined when the call is outside any run (it is then only annotated when its span ends). */
   runKey: string | undefined;
-  startMs: number;
-  /** The recorded end (epoch ms) of a replayed call. */
-  endMs: number | undefined;
   /** Ends the span, unless it belongs to another instrumentation. */
   end: () => void;
 }
 
 const noop = (): void => undefined;
 
-/** What a call's history entry may add to its hashes and outcome. */
-type EntryExtras = Pick<HistoryEntry, 'shapeHash' | 'informative' | 'namesId'>;
+const AFTER_CALL_FAILED = 'acting on a verdict failed; the result is returned as it is';
+
+type Refusal = { refused: false } | { refused: true; value: unknown };
+const NOT_REFUSED: Refusal = Object.freeze({ refused: false });
 
 /** Break decisions always notify, so a quiet decision never needs acting on. */
 function needsAction(decision: Decision): boolean {
   return decision.level !== undefined && decision.notify;
 }
-/** Result hash of a refused call that continues no pattern. */
-const NOT_EXECUTED_RESULT = hashText('loopguard:not-executed');
-
-function isOutcome(value: unknown): value is Outcome {
-  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
@@ -169,7 +156,8 @@ function stepOf(span: SpanShape, fallback: number): number {
  * fails inside it is logged and the call proceeds as if unguarded.
  */
 export class Guard {
-  readonly processor: LoopGuardSpanProcessor;
+  /** The span processor, through the narrow interface the guard needs of it. */
+  readonly processor: GuardHost;
   /**
    * Settles when the framework adapters `register()` enabled have patched what they could load. Importing loopguard
    * preloads the installed frameworks, so they are patched before `register()` returns and nothing needs to wait for this.
@@ -180,11 +168,11 @@ export class Guard {
   private readonly capture: ResolvedCapture | undefined;
   private readonly lifecycle: ProviderLifecycle;
 
-  constructor(tracer: Tracer, processor: LoopGuardSpanProcessor, options: GuardOptions, lifecycle: ProviderLifecycle) {
+  constructor(tracer: Tracer, processor: GuardHost, options: GuardOptions, lifecycle: ProviderLifecycle) {
     this.tracer = tracer;
     this.processor = processor;
     this.options = options;
-    this.capture = resolveCapture(options.captureContent);
+    this.capture = resolveCapture(options.captureContent ?? REGISTER_DEFAULTS.captureContent);
     this.lifecycle = lifecycle;
   }
 
@@ -294,12 +282,19 @@ export class Guard {
     if (activeTool && active.attributes![sc.ATTR_LOOPGUARD_ARGS_HASH] !== undefined) return execute();
     // Inside another instrumentation's span for this call (the AI SDK's execute_tool): judge that span instead of adding a second one.
     const reused = activeTool && active.isRecording() ? (active as Span & SpanShape) : undefined;
-    const call = this.safely('starting the tool span', () => this.begin(tool, args, info, reused));
+    const errors = this.processor.errors;
+    const call = errors.run('starting the tool span failed; the call runs unguarded', () => this.begin(tool, args, info, reused), undefined);
     if (!call) return execute();
     if (call.runKey !== undefined) {
-      const pre = this.processor.engine.precheck(call.runKey, tool, call.argsHash, call.normArgsHash);
+      const pre = this.processor.precheck(call.runKey, tool, call.argsHash, call.normArgsHash);
       if (pre) {
-        const refused = await this.refuseIfNeededSafely(call, pre);
+        // Only the documented verdict errors leave; a failure of loopguard's own lets the call run.
+        const refused = await errors.runAsync(
+          'acting on a verdict before the call failed; the call runs unguarded',
+          () => this.refuseIfNeeded(call, pre),
+          NOT_REFUSED,
+          isLoopGuardVerdictError,
+        );
         if (refused.refused) return refused.value;
       }
     }
@@ -307,15 +302,15 @@ export class Guard {
     try {
       result = await context.with(trace.setSpan(context.active(), call.span), execute);
     } catch (err) {
-      const decision = this.safely('recording the tool error', () => this.recordError(call, err));
-      const breakError = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, undefined, false) : undefined;
+      const decision = errors.run('recording the tool error failed', () => this.recordError(call, err), undefined);
+      const breakError = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, undefined, false), undefined) : undefined;
       call.end();
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
-    const decision = this.safely('recording the tool result', () => this.recordResult(call, result));
+    const decision = errors.run('recording the tool result failed', () => this.recordResult(call, result), undefined);
     // No verdict to act on (the common case): no extra promise on the hot path.
-    const after = decision && needsAction(decision) ? await this.afterCallSafely(call, decision, result, true) : result;
+    const after = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, result, true), result) : result;
     if (after instanceof LoopBreakError) markBroken(call.span, after);
     call.end();
     if (after instanceof LoopBreakError) throw after;
@@ -324,8 +319,8 @@ export class Guard {
 
   /** Starts (or adopts) the call's span and resolves its run. */
   private begin(tool: string, args: unknown, info: ToolCallInfo, reused: (Span & SpanShape) | undefined): Call {
-    const fpOptions = this.fingerprintOptions(tool);
-    const fp = fingerprintArgs(args, fpOptions);
+    const fingerprint = this.processor.fingerprintOptions(tool);
+    const fp = fingerprintArgs(args, fingerprint);
     const attributes: Attributes = reused
       ? {}
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
@@ -346,62 +341,26 @@ export class Guard {
     return {
       span,
       tool,
+      hasArgs: true,
       args,
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
-      fpOptions,
+      fingerprint,
+      shapeHash: undefined,
+      blocked: false,
       runKey: span.attributes ? this.processor.ownRunKey(span, info.attributes) : undefined,
-      startMs: info.startTime ?? Date.now(),
+      startMs: info.startTime ?? this.processor.now(),
       endMs: info.endTime,
       end: reused ? noop : () => span.end(info.endTime),
     };
   }
 
-  private fingerprintOptions(tool: string): FingerprintOptions | undefined {
-    const t = this.processor.engine.options.tools[tool];
-    return t && { ignoreArgs: t.ignoreArgs, volatileKeys: t.volatileKeys };
-  }
-
-  private entry(call: Call, resultHash: string, outcome: Outcome, blocked: boolean, extra?: EntryExtras): HistoryEntry {
-    // One literal with every field (no spread): entries are built on every call.
-    return {
-      tool: call.tool,
-      argsHash: call.argsHash,
-      normArgsHash: call.normArgsHash,
-      resultHash,
-      outcome,
-      blocked,
-      startMs: call.startMs,
-      endMs: call.endMs ?? Date.now(),
-      shapeHash: extra?.shapeHash,
-      informative: extra?.informative,
-      namesId: extra?.namesId,
-    };
-  }
-
   private recordResult(call: Call, result: unknown): Decision {
-    const declared = call.span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
-    const outcome = isOutcome(declared) ? declared : (this.options.classifyResult?.(call.tool, result) ?? classifyResult(result));
     if (this.capture) call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
     if (call.runKey === undefined) return this.processor.evaluate(call.span);
-    const digest = resultDigest(result, call.fpOptions);
-    return this.processor.recordOwn(
-      call.span,
-      call.runKey,
-      this.entry(call, digest.hash, outcome, false, {
-        informative: digest.informative,
-        // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the
-        // shape, only pending ones the id (poll or resubmit).
-        shapeHash: this.shapeOf(call, outcome, digest),
-        namesId: outcome === 'pending' && namesAnIdentifier(call.args),
-      }),
-    );
-  }
-
-  private shapeOf(call: Call, outcome: Outcome, digest: ResultDigest): string | undefined {
-    if (outcome === 'empty') return argsShapeHash(call.args, call.fpOptions);
-    const repeats = outcome === 'ok' && digest.informative && this.processor.engine.repeatsLastAnswer(call.runKey!, call.tool, digest.hash);
-    return repeats ? subjectShapeHash(call.args, call.fpOptions) : undefined;
+    const declared = call.span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
+    const end: CallEnd = { kind: 'returned', result, outcome: isOutcome(declared) ? declared : undefined };
+    return this.processor.recordCall(call.span, call.runKey, call, end, this.options.classifyResult);
   }
 
   private recordError(call: Call, err: unknown): Decision {
@@ -412,22 +371,11 @@ export class Guard {
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
-    return this.processor.recordOwn(span, call.runKey, this.entry(call, errorHash(type, message, call.args), 'error', false));
-  }
-
-  /** Only the documented verdict errors leave; a failure of loopguard's own lets the call run. */
-  private async refuseIfNeededSafely(call: Call, pre: PreVerdict): Promise<{ refused: false } | { refused: true; value: unknown }> {
-    try {
-      return await this.refuseIfNeeded(call, pre);
-    } catch (err) {
-      if (isLoopGuardVerdictError(err)) throw err;
-      diag.error('loopguard: acting on a verdict before the call failed; the call runs unguarded', err);
-      return { refused: false };
-    }
+    return this.processor.recordCall(span, call.runKey, call, { kind: 'failed', errorType: type, message });
   }
 
   /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */
-  private async refuseIfNeeded(call: Call, pre: PreVerdict): Promise<{ refused: false } | { refused: true; value: unknown }> {
+  private async refuseIfNeeded(call: Call, pre: PreVerdict): Promise<Refusal> {
     const { span, tool, args } = call;
     const runKey = call.runKey!;
     if (pre.stop) {
@@ -435,33 +383,24 @@ export class Guard {
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
       span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
       const last = pre.stop.evidence;
-      this.processor.recordOwn(span, runKey, this.entry(call, last?.next?.resultHash ?? NOT_EXECUTED_RESULT, last?.next?.outcome ?? 'ok', true));
-      const error = this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.engine.steps(runKey)));
+      this.processor.recordCall(span, runKey, call, { kind: 'refused', as: last?.next });
+      const error = this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.steps(runKey)));
       markBroken(span, error);
       call.end();
       throw error;
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
-    const step = this.processor.engine.steps(runKey) + 1;
-    const event = evidence && this.event(span, tool, args, runKey, pre.level, pre.action, evidence, step, false);
-    const action = event ? await this.consult(event) : undefined;
-    if (action === 'continue') return { refused: false };
-    const next = pre.armed?.next;
-    span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, pre.action === 'break' || action === 'break' ? ACTION_BREAK : ACTION_BLOCK);
+    const step = this.processor.steps(runKey) + 1;
+    const event = evidence && this.event(span, tool, args, runKey, pre.level, defaultAction(false, pre.level), evidence, step, false);
+    const answer = event ? await this.consult(event) : undefined;
+    const chosen = decideAction(false, pre.level, answer, undefined, false);
+    if (chosen.act === 'run') return NOT_REFUSED;
+    span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, chosen.act === 'break' ? ACTION_BREAK : ACTION_BLOCK);
     span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
-    // The blocked call stands for the repeat it prevented: recorded with the result the loop would have given.
-    const decision = this.processor.recordOwn(
-      span,
-      runKey,
-      this.entry(call, next?.resultHash ?? NOT_EXECUTED_RESULT, next?.outcome ?? 'ok', true, {
-        shapeHash: next?.shapeHash,
-        informative: next?.informative,
-        namesId: next?.namesId,
-      }),
-    );
-    const breaks = pre.action === 'break' || action === 'break' || decision.level === 'break';
-    if (breaks) {
-      const reason = action === 'break' ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
+    const decision = this.processor.recordCall(span, runKey, call, { kind: 'refused', as: pre.armed?.next });
+    const { act, byOnLoop } = decideAction(false, pre.level, answer, decision.level, false);
+    if (act === 'break') {
+      const reason = byOnLoop ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
       const error = this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
@@ -471,7 +410,7 @@ export class Guard {
     }
     call.end();
     const nudge = event?.nudge ?? '';
-    if (this.options.onBlock === 'throw') {
+    if ((this.options.onBlock ?? REGISTER_DEFAULTS.onBlock) === 'throw') {
       const message = evidence ? this.errorLine(pre.level, evidence, tool, args, stepOf(span, step), true) : 'loopguard blocked this call';
       throw new ToolCallBlockedError(message, {
         reason: evidence?.detector ?? 'loop',
@@ -488,41 +427,32 @@ export class Guard {
     return { refused: true, value };
   }
 
-  private async afterCallSafely(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
-    try {
-      return await this.afterCall(call, decision, result, succeeded);
-    } catch (err) {
-      diag.error('loopguard: acting on a verdict failed; the result is returned as it is', err);
-      return result;
-    }
-  }
-
   /** Acts on the decision reached once the call returned (or failed). Returns the value to hand back, or the break to throw. */
   private async afterCall(call: Call, decision: Decision, result: unknown, succeeded: boolean): Promise<unknown> {
     const { span, tool, args } = call;
     const runKey = call.runKey ?? this.processor.runKeyOf(span) ?? span.spanContext().traceId;
+    const level = decision.level!;
     const top = decision.evidence[0]!;
     const evidence = publicEvidence(top, tool);
-    const defaultAction = decision.level === 'break' ? 'break' : 'nudge';
-    const event = this.event(span, tool, args, runKey, decision.level!, defaultAction, evidence, decision.step, true);
-    const action = await this.consult(event);
-    if (action === 'continue' && decision.level === 'break') {
-      this.processor.engine.resume(runKey);
+    const event = this.event(span, tool, args, runKey, level, defaultAction(true, level), evidence, decision.step, true);
+    const { act, byOnLoop } = decideAction(true, level, await this.consult(event), undefined, succeeded);
+    if (act === 'resume') {
+      this.processor.resume(runKey);
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, 'continue');
       return result;
     }
-    if (action === 'break' || (decision.level === 'break' && action !== 'continue')) {
-      const reason = action === 'break' && decision.level !== 'break' ? 'onLoop' : top.detector;
+    if (act === 'break') {
+      const reason = byOnLoop ? 'onLoop' : top.detector;
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
       return this.breakError(span, tool, args, runKey, reason, evidence, decision.step);
     }
-    if (action === 'block' && succeeded) {
+    if (act === 'block') {
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BLOCK);
       const value: NotExecutedResult = { status: 'not_executed', reason: 'loop_detected', message: event.nudge };
       return value;
     }
-    return succeeded && this.options.appendNudge !== false ? appendNudge(result, event.nudge) : result;
+    return succeeded && (this.options.appendNudge ?? REGISTER_DEFAULTS.appendNudge) ? appendNudge(result, event.nudge) : result;
   }
 
   private event(
@@ -540,15 +470,14 @@ export class Guard {
     return { level, action, detector: evidence.detector, nudge, evidence, tool, args, step, runKey, traceId: span.spanContext().traceId };
   }
 
+  /** Asks `onLoop` what to do (a throwing or async hook included); undefined: the default action applies. */
   private async consult(event: LoopEvent): Promise<LoopAction | undefined> {
-    if (!this.options.onLoop) return undefined;
-    try {
-      const answer = await this.options.onLoop(event);
-      if (answer === 'continue' || answer === 'block' || answer === 'break') return answer;
-      if (answer !== undefined) diag.warn(`loopguard: onLoop returned ${String(answer)}; expected 'continue', 'block', 'break' or nothing`);
-    } catch (err) {
-      diag.error('loopguard: onLoop threw; the default action applies', err);
-    }
+    const onLoop = this.options.onLoop;
+    if (!onLoop) return undefined;
+    const answer: unknown = await this.processor.errors.runAsync('onLoop threw; the default action applies', () => onLoop(event), undefined);
+    if (answer === undefined) return undefined;
+    if (answer === 'continue' || answer === 'block' || answer === 'break') return answer;
+    diag.warn(`loopguard: onLoop returned ${String(answer)}; expected 'continue', 'block', 'break' or nothing`);
     return undefined;
   }
 
@@ -583,15 +512,6 @@ export class Guard {
     const span = trace.getActiveSpan() as (Span & Partial<SpanShape>) | undefined;
     if (!span || !span.attributes) return undefined;
     return this.processor.runKeyOf(span as SpanShape) ?? span.spanContext().traceId;
-  }
-
-  private safely<T>(what: string, fn: () => T): T | undefined {
-    try {
-      return fn();
-    } catch (err) {
-      diag.error(`loopguard: ${what} failed; the call proceeds unguarded`, err);
-      return undefined;
-    }
   }
 }
 

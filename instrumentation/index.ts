@@ -1,4 +1,5 @@
 export { register, type RegisterOptions, type ExporterChoice } from './register.js';
+export { REGISTER_DEFAULTS } from './defaults.js';
 export {
   Guard,
   appendNudge,

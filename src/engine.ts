@@ -1,4 +1,4 @@
-import { DETECTORS, type DetectorContext, type Evidence } from './detectors/index.js';
+import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
@@ -72,7 +72,9 @@ export class LoopEngine {
   private readonly evidenceBuffer: Evidence[] = [];
   private readonly toolName = (id: number): string => this.tools.name(id);
   /** One context object reused for every call: detectors run synchronously and never keep it. */
-  private readonly detectorContext: DetectorContext & { tokens: number; toolName: string };
+  private readonly detectorContext: DetectorContext & { tokens: number };
+  /** The detectors with a family left enabled: one whose every family is disabled would only report evidence the policy drops. */
+  private readonly detectors: readonly Detector[];
   private sweepCountdown = 0;
   /** Runs forgotten because of the cap or the idle TTL. */
   evictions = 0;
@@ -83,15 +85,15 @@ export class LoopEngine {
     this.policy = new Policy(options);
     this.now = now;
     const policy = this.policy;
-    const ctx = {
+    const toolName = this.toolName;
+    this.detectorContext = {
       maxToolCalls: options.maxToolCalls,
       maxRunMs: options.maxRunMs,
       maxTokens: options.maxTokens,
       tokens: 0,
-      toolName: '',
-      floor: (tiers: Parameters<DetectorContext['floor']>[0]) => policy.floor(policy.tiersFor({ tiers }, ctx.toolName)),
+      floor: (tiers, toolId) => policy.floorFor(tiers, toolId, toolName),
     };
-    this.detectorContext = ctx;
+    this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
   }
 
   get activeRuns(): number {
@@ -135,8 +137,9 @@ export class LoopEngine {
 
     const found = this.evidenceBuffer;
     found.length = 0;
-    const ctx = this.context(run, toolId);
-    for (const d of DETECTORS) d.run(h, ctx, found);
+    const ctx = this.detectorContext;
+    ctx.tokens = run.tokens;
+    for (const detect of this.detectors) detect(h, ctx, found);
     const { ranked, rank, armed } = this.policy.judge(found, this.toolName);
     run.armed = armed.length === 0 ? NONE_ARMED : armed;
     if (rank === 0) return { step: h.total, level: undefined, evidence: NO_EVIDENCE, notify: false };
@@ -265,13 +268,6 @@ export class LoopEngine {
       this.sweep();
     }
     return run;
-  }
-
-  private context(run: RunState, toolId: number): DetectorContext {
-    const ctx = this.detectorContext;
-    ctx.tokens = run.tokens;
-    ctx.toolName = this.tools.name(toolId);
-    return ctx;
   }
 
   /** Critical and break always reach the model; a warning again only after the cooldown or for a new pattern. */

@@ -263,6 +263,15 @@ export class RunHistory {
     return this.buf[this.at(back) + F_SHAPE]!;
   }
 
+  /**
+   * The stored shape as a hash that `push` stores back unchanged: its 32 bits
+   * in the high half (where `push` reads them), zeros after. A blocked call
+   * recorded with it keeps the shape of the calls it stands for.
+   */
+  shapeHashText(back: number): string {
+    return hex(this.buf[this.at(back) + F_SHAPE]!, 0);
+  }
+
   /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring, once per call. */
   earlierSameCalls(): number {
     if (this.sameCallsStep === this.total) return this.sameCalls;

@@ -5,7 +5,7 @@
 export { LoopGuardSpanProcessor, type Detection, type LoopGuardProcessorOptions } from './processor.js';
 export { LoopBreakError, ToolCallBlockedError, isLoopBreak, isLoopGuardVerdictError, loopBreakOf, type LoopEvidence } from './breaker.js';
 export { LoopEngine, type PreVerdict, type RunVerdict, type StopInfo } from './engine.js';
-export { LoopGuardConfigError, resolveDetectionOptions, type DetectionOptions, type ToolOptions } from './options.js';
+export { DETECTION_DEFAULTS, LoopGuardConfigError, resolveDetectionOptions, type DetectionOptions, type OptionProblem, type ToolOptions } from './options.js';
 export { DETECTOR_NAMES, PRESETS, PRESET_NAMES, type DetectorName, type PresetName, type Thresholds } from './config.js';
 export type { Decision } from './policy.js';
 export type { Level, Outcome, ToolEvent } from './types.js';

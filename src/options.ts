@@ -1,3 +1,5 @@
+import type { FingerprintOptions } from './fingerprint/options.js';
+import { LoopGuardConfigError, OptionProblems } from './option-problems.js';
 import {
   DETECTOR_NAMES,
   PRESETS,
@@ -69,61 +71,72 @@ export interface ResolvedToolOptions {
   thresholds: Record<TieredDetector, Thresholds> | undefined;
   ignoreArgs: string[];
   volatileKeys: string[];
+  /** `ignoreArgs` and `volatileKeys` as the fingerprint functions take them, built once with the options. */
+  fingerprint: FingerprintOptions;
 }
 
-/** Thrown by `register()`, the processor and the collector for options they cannot accept. */
-export class LoopGuardConfigError extends Error {
-  readonly code = 'LOOPGUARD_INVALID_OPTION';
-  constructor(
-    readonly option: string,
-    expected: string,
-    received: unknown,
-  ) {
-    super(`loopguard: option "${option}" must be ${expected}; received ${describe(received)}`);
-    this.name = 'LoopGuardConfigError';
-  }
-}
+export { LoopGuardConfigError, type OptionProblem } from './option-problems.js';
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || typeof value !== 'object') return String(value);
-  try {
-    return JSON.stringify(value).slice(0, 80);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
+/**
+ * Every default of the detection options: the resolver fills them in from
+ * here, and the README options table and `loopguard --help` are checked
+ * against (or printed from) this object.
+ */
+export const DETECTION_DEFAULTS = Object.freeze({
+  preset: 'balanced' as PresetName,
+  window: 30,
+  disable: Object.freeze([]) as readonly DetectorName[],
+  maxToolCalls: 500,
+  maxRunMs: 0,
+  maxTokens: 0,
+  warningCooldown: 5,
+  maxRuns: 10_000,
+  runTtlMs: 30 * 60_000,
+  tools: Object.freeze({}) as Readonly<Record<string, ToolOptions>>,
+  runKeyAttribute: undefined as string | undefined,
+});
+
+/** Accepted ranges of the integer detection options. */
+export const DETECTION_RANGES = Object.freeze({
+  window: [4, 256],
+  maxToolCalls: [0, 1e9],
+  maxRunMs: [0, 1e12],
+  maxTokens: [0, 1e12],
+  warningCooldown: [1, 10_000],
+  maxRuns: [1, 10_000_000],
+  runTtlMs: [1_000, 1e12],
+} as const satisfies Record<string, readonly [number, number]>);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Rejects keys the schema does not know, so a typo is an error instead of a silent default. */
-export function rejectUnknownKeys(prefix: string, value: Record<string, unknown>, known: readonly string[]): void {
+/** Records keys the schema does not know, so a typo is an error instead of a silent default. */
+export function rejectUnknownKeys(problems: OptionProblems, prefix: string, value: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new LoopGuardConfigError(`${prefix}${key}`, `one of the known options (${known.join(', ')})`, key);
-    }
+    if (!known.includes(key)) problems.addChoice(`${prefix}${key}`, known, key, 'one of the known options');
   }
 }
 
-export function integerOption(name: string, value: unknown, fallback: number, min: number, max: number): number {
+function integerOption(problems: OptionProblems, name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new LoopGuardConfigError(name, `an integer from ${min} to ${max}`, value);
+    problems.add(name, `an integer from ${min} to ${max}`, value);
+    return fallback;
   }
   return value;
 }
 
-function stringList(name: string, value: unknown): string[] {
+function stringList(problems: OptionProblems, name: string, value: unknown): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
-    throw new LoopGuardConfigError(name, 'an array of strings', value);
+    problems.add(name, 'an array of strings', value);
+    return [];
   }
   return value as string[];
 }
 
-const DETECTION_KEYS = [
+export const DETECTION_KEYS = [
   'preset',
   'window',
   'thresholds',
@@ -141,82 +154,114 @@ const DETECTION_KEYS = [
 const TIER_KEYS = ['warning', 'critical', 'break'] as const;
 
 function thresholdsOption(
+  problems: OptionProblems,
   name: string,
   value: unknown,
   base: Record<TieredDetector, Thresholds>,
 ): Record<TieredDetector, Thresholds> {
   if (value === undefined) return base;
-  if (!isPlainObject(value)) throw new LoopGuardConfigError(name, 'an object keyed by detector name', value);
-  rejectUnknownKeys(`${name}.`, value, TIERED_DETECTORS);
+  if (!isPlainObject(value)) {
+    problems.add(name, 'an object keyed by detector name', value);
+    return base;
+  }
+  rejectUnknownKeys(problems, `${name}.`, value, TIERED_DETECTORS);
   const out = { ...base };
   for (const detector of TIERED_DETECTORS) {
     const override = value[detector];
     if (override === undefined) continue;
     const field = `${name}.${detector}`;
-    if (!isPlainObject(override)) throw new LoopGuardConfigError(field, 'an object with warning, critical, break', override);
-    rejectUnknownKeys(`${field}.`, override, TIER_KEYS);
+    if (!isPlainObject(override)) {
+      problems.add(field, 'an object with warning, critical, break', override);
+      continue;
+    }
+    rejectUnknownKeys(problems, `${field}.`, override, TIER_KEYS);
     const merged = { ...base[detector] };
-    for (const tier of TIER_KEYS) merged[tier] = integerOption(`${field}.${tier}`, override[tier], merged[tier], 0, 1_000_000);
+    for (const tier of TIER_KEYS) merged[tier] = integerOption(problems, `${field}.${tier}`, override[tier], merged[tier], 0, 1_000_000);
     const active = TIER_KEYS.map((tier) => merged[tier]).filter((n) => n > 0);
     if (active.some((n, i) => i > 0 && n < active[i - 1]!)) {
-      throw new LoopGuardConfigError(field, 'tiers with warning <= critical <= break (0 switches a tier off)', merged);
+      problems.add(field, 'tiers with warning <= critical <= break (0 switches a tier off)', merged);
     }
     out[detector] = merged;
   }
   return out;
 }
 
-function toolsOption(value: unknown, base: Record<TieredDetector, Thresholds>): Record<string, ResolvedToolOptions> {
+function toolsOption(problems: OptionProblems, value: unknown, base: Record<TieredDetector, Thresholds>): Record<string, ResolvedToolOptions> {
   if (value === undefined) return {};
-  if (!isPlainObject(value)) throw new LoopGuardConfigError('tools', 'an object keyed by tool name', value);
+  if (!isPlainObject(value)) {
+    problems.add('tools', 'an object keyed by tool name', value);
+    return {};
+  }
   const out: Record<string, ResolvedToolOptions> = {};
   for (const [tool, opts] of Object.entries(value)) {
     const field = `tools.${tool}`;
-    if (!isPlainObject(opts)) throw new LoopGuardConfigError(field, 'an object', opts);
-    rejectUnknownKeys(`${field}.`, opts, ['ignore', 'thresholds', 'ignoreArgs', 'volatileKeys']);
-    if (opts.ignore !== undefined && typeof opts.ignore !== 'boolean') {
-      throw new LoopGuardConfigError(`${field}.ignore`, 'a boolean', opts.ignore);
+    if (!isPlainObject(opts)) {
+      problems.add(field, 'an object', opts);
+      continue;
     }
+    rejectUnknownKeys(problems, `${field}.`, opts, ['ignore', 'thresholds', 'ignoreArgs', 'volatileKeys']);
+    if (opts.ignore !== undefined && typeof opts.ignore !== 'boolean') problems.add(`${field}.ignore`, 'a boolean', opts.ignore);
+    const ignoreArgs = stringList(problems, `${field}.ignoreArgs`, opts.ignoreArgs);
+    const volatileKeys = stringList(problems, `${field}.volatileKeys`, opts.volatileKeys);
     out[tool] = {
       ignore: opts.ignore === true,
-      thresholds: opts.thresholds === undefined ? undefined : thresholdsOption(`${field}.thresholds`, opts.thresholds, base),
-      ignoreArgs: stringList(`${field}.ignoreArgs`, opts.ignoreArgs),
-      volatileKeys: stringList(`${field}.volatileKeys`, opts.volatileKeys),
+      thresholds: opts.thresholds === undefined ? undefined : thresholdsOption(problems, `${field}.thresholds`, opts.thresholds, base),
+      ignoreArgs,
+      volatileKeys,
+      fingerprint: { ignoreArgs, volatileKeys },
     };
   }
   return out;
 }
 
-/** Validates detection options and fills in every default. Throws `LoopGuardConfigError`. */
+/** Validates detection options and fills in every default. Throws `LoopGuardConfigError` with every problem found. */
 export function resolveDetectionOptions(input: DetectionOptions = {}): ResolvedDetectionOptions {
-  if (!isPlainObject(input as unknown)) throw new LoopGuardConfigError('detection', 'an object', input);
-  rejectUnknownKeys('', input as Record<string, unknown>, DETECTION_KEYS);
-  const preset = input.preset ?? 'balanced';
-  if (!PRESET_NAMES.includes(preset)) {
-    throw new LoopGuardConfigError('preset', `one of ${PRESET_NAMES.join(', ')}`, preset);
+  const problems = new OptionProblems();
+  const resolved = checkDetectionOptions(problems, input);
+  problems.throwIfAny();
+  return resolved;
+}
+
+/**
+ * The same, adding its problems to `problems` instead of throwing, so that
+ * `register()` can report them together with its own (it then checks for
+ * unknown keys itself, against all its options). The returned value is only
+ * meaningful when no problem was added.
+ */
+export function checkDetectionOptions(problems: OptionProblems, input: DetectionOptions, rejectUnknown = true): ResolvedDetectionOptions {
+  const d = DETECTION_DEFAULTS;
+  const r = DETECTION_RANGES;
+  const o: Record<string, unknown> = isPlainObject(input as unknown) ? (input as Record<string, unknown>) : {};
+  if (!isPlainObject(input as unknown)) problems.add('detection', 'an object', input);
+  if (rejectUnknown) rejectUnknownKeys(problems, '', o, DETECTION_KEYS);
+  let preset = d.preset;
+  if (o.preset !== undefined) {
+    if (PRESET_NAMES.includes(o.preset as PresetName)) preset = o.preset as PresetName;
+    else problems.addChoice('preset', PRESET_NAMES, o.preset);
   }
-  const thresholds = thresholdsOption('thresholds', input.thresholds, PRESETS[preset]);
-  const disabled = stringList('disable', input.disable);
-  for (const name of disabled) {
-    if (!DETECTOR_NAMES.includes(name as DetectorName)) {
-      throw new LoopGuardConfigError('disable', `detector names from ${DETECTOR_NAMES.join(', ')}`, name);
-    }
+  const thresholds = thresholdsOption(problems, 'thresholds', o.thresholds, PRESETS[preset]);
+  const disabled: DetectorName[] = [];
+  for (const name of stringList(problems, 'disable', o.disable)) {
+    if (DETECTOR_NAMES.includes(name as DetectorName)) disabled.push(name as DetectorName);
+    else problems.addChoice('disable', DETECTOR_NAMES, name, 'detector names from');
   }
-  if (input.runKeyAttribute !== undefined && (typeof input.runKeyAttribute !== 'string' || input.runKeyAttribute === '')) {
-    throw new LoopGuardConfigError('runKeyAttribute', 'a non-empty attribute name', input.runKeyAttribute);
+  const runKeyAttribute = o.runKeyAttribute;
+  if (runKeyAttribute !== undefined && (typeof runKeyAttribute !== 'string' || runKeyAttribute === '')) {
+    problems.add('runKeyAttribute', 'a non-empty attribute name', runKeyAttribute);
   }
+  const int = (name: keyof typeof DETECTION_RANGES) => integerOption(problems, name, o[name], d[name], r[name][0], r[name][1]);
   return {
     preset,
-    window: integerOption('window', input.window, 30, 4, 256),
+    window: int('window'),
     thresholds,
-    disabled: new Set(disabled as DetectorName[]),
-    maxToolCalls: integerOption('maxToolCalls', input.maxToolCalls, 500, 0, 1e9),
-    maxRunMs: integerOption('maxRunMs', input.maxRunMs, 0, 0, 1e12),
-    maxTokens: integerOption('maxTokens', input.maxTokens, 0, 0, 1e12),
-    warningCooldown: integerOption('warningCooldown', input.warningCooldown, 5, 1, 10_000),
-    maxRuns: integerOption('maxRuns', input.maxRuns, 10_000, 1, 10_000_000),
-    runTtlMs: integerOption('runTtlMs', input.runTtlMs, 30 * 60_000, 1_000, 1e12),
-    tools: toolsOption(input.tools, thresholds),
-    runKeyAttribute: input.runKeyAttribute,
+    disabled: new Set(disabled),
+    maxToolCalls: int('maxToolCalls'),
+    maxRunMs: int('maxRunMs'),
+    maxTokens: int('maxTokens'),
+    warningCooldown: int('warningCooldown'),
+    maxRuns: int('maxRuns'),
+    runTtlMs: int('runTtlMs'),
+    tools: toolsOption(problems, o.tools, thresholds),
+    runKeyAttribute: typeof runKeyAttribute === 'string' && runKeyAttribute !== '' ? runKeyAttribute : d.runKeyAttribute,
   };
 }

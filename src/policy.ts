@@ -1,4 +1,4 @@
-import type { Thresholds } from './config.js';
+import { TIERED_DETECTORS, type Thresholds, type TieredDetector } from './config.js';
 import type { Continuation, Evidence } from './detectors/index.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { Level } from './types.js';
@@ -34,10 +34,19 @@ export const NO_DECISION: Decision = Object.freeze({ step: 0, level: undefined, 
 const NOTHING: { ranked: Evidence[]; rank: number; armed: Armed[] } = Object.freeze({ ranked: [], rank: 0, armed: [] }) as never;
 
 export class Policy {
+  private readonly floors = new WeakMap<Thresholds, number>();
   private readonly toolOverrides: boolean;
+  /** floor() of each detector's run-wide tiers, worked out once: detectors ask on every call. */
+  private readonly runFloors = {} as Record<TieredDetector, number>;
 
   constructor(private readonly options: ResolvedDetectionOptions) {
     this.toolOverrides = Object.values(options.tools).some((t) => t.thresholds !== undefined);
+    for (const d of TIERED_DETECTORS) this.runFloors[d] = this.floor(options.thresholds[d]);
+  }
+
+  /** floor() of the tiers that apply to a tool's calls (its own when it has some); the name is only looked up then. */
+  floorFor(tiers: TieredDetector, toolId: number, toolName: (id: number) => string): number {
+    return this.toolOverrides ? this.floor(this.tiersFor({ tiers }, toolName(toolId))) : this.runFloors[tiers];
   }
 
   tiersFor(evidence: Pick<Evidence, 'tiers'>, tool: string): Thresholds {
@@ -46,7 +55,6 @@ export class Policy {
     return own ?? this.options.thresholds[evidence.tiers];
   }
 
-  private readonly floors = new WeakMap<Thresholds, number>();
 
   /** Smallest score at which a tier table yields anything (detectors skip work below it). */
   floor(tiers: Thresholds): number {

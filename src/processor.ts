@@ -1,5 +1,4 @@
 import {
-  diag,
   metrics,
   SpanStatusCode,
   type Attributes,
@@ -10,14 +9,15 @@ import {
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
-import { argsShapeHash, classifyResult, errorHash, fingerprintArgs, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
+import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
+import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
+import { InternalErrors } from './internal-errors.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
 import * as sc from './semconv.js';
 import type { SpanShape } from './span-shape.js';
-import type { Outcome } from './types.js';
-import { OUTCOMES } from './types.js';
+import { isOutcome } from './types.js';
 import { VERSION } from './version.js';
 
 export interface LoopGuardProcessorOptions extends DetectionOptions {
@@ -25,10 +25,40 @@ export interface LoopGuardProcessorOptions extends DetectionOptions {
   meterProvider?: MeterProvider;
   /** Called for every decision that should reach someone (throttled warnings, every critical and break). Errors are caught. */
   onDetection?: (detection: Detection) => void;
-  /** Clock for idle-run eviction (tests). default Date.now */
+  /** Clock (epoch ms) for the guard's call times, spans judged before they end, and idle-run eviction (tests). default Date.now */
   now?: () => number;
-  /** Told of every error the processor caught in itself (it never throws into the tracer); they also go to the diag logger. */
+  /** Told of every error loopguard caught in itself or in a hook of yours (it never throws them into the tracer or your tool calls: the processor, the guard and the hooks onLoop, onDetection, classifyResult all report here); they also go to the diag logger. */
   onInternalError?: (error: unknown) => void;
+}
+
+/**
+ * What the guard needs of the span processor: runs, verdicts before a call,
+ * recording a call it made, and the error channel. The engine behind it
+ * stays private to the processor.
+ */
+export interface GuardHost {
+  /** Where the guard reports what it caught in itself: the processor's diag channel and `onInternalError`. */
+  readonly errors: InternalErrors;
+  /** The processor's clock (epoch ms). */
+  now(): number;
+  /** The tool's fingerprint settings, resolved with the options. */
+  fingerprintOptions(tool: string): FingerprintOptions | undefined;
+  /** The run of a span the guard made (see the method). */
+  ownRunKey(span: SpanShape, extra: Attributes | undefined): string | undefined;
+  /** The run of any span. */
+  runKeyOf(span: SpanShape): string | undefined;
+  /** Before a call runs: is its run stopped, or would the call continue a pattern armed for blocking? */
+  precheck(runKey: string, tool: string, argsHash: string, normArgsHash: string): PreVerdict | undefined;
+  /** Records a call the guard made and annotates its span. */
+  recordCall(span: SpanShape, runKey: string, call: CallFacts, end: CallEnd, classify?: ResultClassifier): Decision;
+  /** Records any tool span (a call outside a run the guard resolved). */
+  evaluate(span: SpanShape): Decision;
+  /** Calls recorded in the run so far. */
+  steps(runKey: string): number;
+  stopRun(runKey: string, reason: string): void;
+  /** Lifts a stop (an `onLoop` override answered 'continue' to a break). */
+  resume(runKey: string): void;
+  verdict(runKey: string): RunVerdict | undefined;
 }
 
 /** A decision on one tool span, as the processor reports it. */
@@ -54,10 +84,6 @@ const NAME_ONLY_ARGS = hashText('loopguard:unrecorded-args');
 interface TraceState {
   runKey: string | undefined;
   root: SpanShape | undefined;
-}
-
-function isOutcome(value: unknown): value is Outcome {
-  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
 }
 
 function parentOf(span: SpanShape): string | undefined {
@@ -86,12 +112,14 @@ function toMs(time: readonly [number, number]): number {
  * exported, summarises the run on its root span, and records metrics. The
  * guarded tool wrappers ask it for verdicts before and after each call.
  */
-export class LoopGuardSpanProcessor {
+export class LoopGuardSpanProcessor implements GuardHost {
   readonly engine: LoopEngine;
+  readonly errors: InternalErrors;
+  readonly now: () => number;
+  private readonly entries: CallEntries;
   private readonly traces = new Map<string, TraceState>();
   private readonly decisions = new WeakMap<SpanShape, Decision>();
   private readonly onDetection: ((d: Detection) => void) | undefined;
-  private readonly onInternalError: ((error: unknown) => void) | undefined;
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
   private readonly toolCallsCounter: Counter;
@@ -99,9 +127,11 @@ export class LoopGuardSpanProcessor {
 
   constructor(options: LoopGuardProcessorOptions = {}) {
     const { meterProvider, onDetection, now, onInternalError, ...detection } = options;
-    this.engine = new LoopEngine(resolveDetectionOptions(detection), now);
+    this.now = now ?? Date.now;
+    this.engine = new LoopEngine(resolveDetectionOptions(detection), this.now);
+    this.errors = new InternalErrors(onInternalError);
+    this.entries = new CallEntries(this.engine, this.now, this.errors);
     this.onDetection = onDetection;
-    this.onInternalError = onInternalError;
     const meter = (meterProvider ?? metrics).getMeter('loopguard', VERSION);
     this.detectionsCounter = meter.createCounter(sc.METRIC_LOOPGUARD_DETECTIONS, {
       description: 'Loop verdicts that reached the agent (throttled warnings, every critical and break)',
@@ -131,7 +161,7 @@ export class LoopGuardSpanProcessor {
         this.engine.rekey(traceId, explicit);
       }
     } catch (err) {
-      this.fail('onStart failed', err);
+      this.errors.report('onStart failed', err);
     }
   }
 
@@ -142,7 +172,7 @@ export class LoopGuardSpanProcessor {
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
     } catch (err) {
-      this.fail('onEnding failed', err);
+      this.errors.report('onEnding failed', err);
     }
   }
 
@@ -186,34 +216,29 @@ export class LoopGuardSpanProcessor {
    * Records a call the guard made and already fingerprinted, and annotates
    * its span: the guard's fast path, which skips recognising the span.
    */
-  recordOwn(span: SpanShape, runKey: string, entry: HistoryEntry): Decision {
+  recordCall(span: SpanShape, runKey: string, call: CallFacts, end: CallEnd, classify?: ResultClassifier): Decision {
     // An adopted span its owner already ended was judged then, from what the owner recorded.
     const done = this.decisions.get(span);
     if (done) return done;
-    let decision = NO_DECISION;
-    try {
-      decision = this.judge(span, runKey, entry);
-    } catch (err) {
-      this.fail('recording a tool call failed', err);
-    }
+    const decision = this.errors.run('recording a tool call failed', () => this.judge(span, runKey, this.entries.build(runKey, call, end, classify)), NO_DECISION);
     this.decisions.set(span, decision);
     return decision;
   }
 
-  /** Before a guarded call runs: is its run stopped, or would the call continue an armed loop? */
-  precheck(span: SpanShape): PreVerdict | undefined {
-    try {
-      const runKey = this.runKeyOf(span);
-      const a = span.attributes;
-      const tool = a[sc.ATTR_GEN_AI_TOOL_NAME];
-      const argsHash = a[sc.ATTR_LOOPGUARD_ARGS_HASH];
-      if (runKey === undefined || typeof tool !== 'string' || typeof argsHash !== 'string') return undefined;
-      const norm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
-      return this.engine.precheck(runKey, tool, argsHash, typeof norm === 'string' ? norm : argsHash);
-    } catch (err) {
-      this.fail('precheck failed', err);
-      return undefined;
-    }
+  precheck(runKey: string, tool: string, argsHash: string, normArgsHash: string): PreVerdict | undefined {
+    return this.errors.run('precheck failed', () => this.engine.precheck(runKey, tool, argsHash, normArgsHash), undefined);
+  }
+
+  fingerprintOptions(tool: string): FingerprintOptions | undefined {
+    return this.engine.options.tools[tool]?.fingerprint;
+  }
+
+  steps(runKey: string): number {
+    return this.engine.steps(runKey);
+  }
+
+  resume(runKey: string): void {
+    this.engine.resume(runKey);
   }
 
   /**
@@ -224,12 +249,7 @@ export class LoopGuardSpanProcessor {
   evaluate(span: SpanShape): Decision {
     const done = this.decisions.get(span);
     if (done) return done;
-    let decision = NO_DECISION;
-    try {
-      decision = this.evaluateToolSpan(span);
-    } catch (err) {
-      this.fail('evaluating a tool span failed', err);
-    }
+    const decision = this.errors.run('evaluating a tool span failed', () => this.evaluateToolSpan(span), NO_DECISION);
     this.decisions.set(span, decision);
     return decision;
   }
@@ -278,7 +298,11 @@ export class LoopGuardSpanProcessor {
         [sc.METRIC_ATTR_LEVEL]: decision.level,
         [sc.ATTR_GEN_AI_TOOL_NAME]: entry.tool,
       });
-      this.report({ runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: entry.tool, decision });
+      const onDetection = this.onDetection;
+      if (onDetection) {
+        const detection = { runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: entry.tool, decision };
+        this.errors.run('onDetection threw', () => onDetection(detection), undefined);
+      }
     }
     if (!wasStopped) {
       const stop = this.engine.isStopped(runKey);
@@ -287,10 +311,10 @@ export class LoopGuardSpanProcessor {
     return decision;
   }
 
-  private toEntry(span: SpanShape, view: ToolSpanView, runKey?: string): HistoryEntry {
+  /** What the span tells of its call, for the entry builder; hashes arguments the span's maker did not. */
+  private toEntry(span: SpanShape, view: ToolSpanView, runKey: string): HistoryEntry {
     const a = span.attributes;
-    const toolOptions = this.engine.options.tools[view.tool];
-    const fpOptions = toolOptions && { ignoreArgs: toolOptions.ignoreArgs, volatileKeys: toolOptions.volatileKeys };
+    const fingerprint = this.fingerprintOptions(view.tool);
     const ownArgs = a[sc.ATTR_LOOPGUARD_ARGS_HASH];
     const ownNorm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
     let argsHash: string;
@@ -299,64 +323,47 @@ export class LoopGuardSpanProcessor {
       argsHash = ownArgs;
       normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
     } else {
-      const fp = view.hasArgs ? fingerprintArgs(view.args, fpOptions) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS };
+      const fp = view.hasArgs ? fingerprintArgs(view.args, fingerprint) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS };
       argsHash = fp.argsHash;
       normArgsHash = fp.normArgsHash;
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
       if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
     }
-
-    const failed = span.status.code === SpanStatusCode.ERROR;
-    const declared = a[sc.ATTR_LOOPGUARD_OUTCOME];
-    const ownResult = a[sc.ATTR_LOOPGUARD_RESULT_HASH];
-    let informative = false;
-    let hash: string;
-    let outcome: Outcome;
-    if (typeof ownResult === 'string') {
-      hash = ownResult;
-      outcome = isOutcome(declared) ? declared : failed ? 'error' : 'ok';
-    } else if (failed) {
-      const errorType = a[sc.ATTR_ERROR_TYPE];
-      hash = errorHash(typeof errorType === 'string' ? errorType : undefined, span.status.message, view.hasArgs ? view.args : undefined);
-      outcome = 'error';
-    } else if (view.hasResult) {
-      const digest = resultDigest(view.result, fpOptions);
-      hash = digest.hash;
-      informative = digest.informative;
-      outcome = isOutcome(declared) ? declared : classifyResult(view.result);
-    } else {
-      hash = unrecordedResult(span.spanContext().spanId);
-      outcome = isOutcome(declared) ? declared : 'ok';
-    }
     if (view.dialect !== 'loopguard') {
       span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
     }
     const action = a[sc.ATTR_LOOPGUARD_ACTION];
-    const repeatsLast = outcome === 'ok' && informative && runKey !== undefined && this.engine.repeatsLastAnswer(runKey, view.tool, hash);
-    const shape = outcome === 'empty' || repeatsLast ? this.shapeOf(span, view, fpOptions, outcome === 'empty') : undefined;
-    return {
-      shapeHash: shape,
-      informative,
-      namesId: outcome === 'pending' && view.hasArgs && namesAnIdentifier(view.args),
+    const ownShape = a[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH];
+    const call: CallFacts = {
       tool: view.tool,
       argsHash,
       normArgsHash,
-      resultHash: hash,
-      outcome,
-      blocked: action === ACTION_BLOCK || action === ACTION_BREAK,
+      hasArgs: view.hasArgs,
+      args: view.hasArgs ? view.args : undefined,
       startMs: toMs(span.startTime),
-      endMs: span.endTime[0] === 0 && span.endTime[1] === 0 ? Date.now() : toMs(span.endTime),
+      // A span judged before it ends (the guard's) has no end time yet.
+      endMs: span.endTime[0] === 0 && span.endTime[1] === 0 ? undefined : toMs(span.endTime),
+      shapeHash: typeof ownShape === 'string' ? ownShape : undefined,
+      blocked: action === ACTION_BLOCK || action === ACTION_BREAK,
+      fingerprint,
     };
+    return this.entries.build(runKey, call, this.endOf(span, view));
   }
 
-  /** Empty answers get the digit-folded shape (guessed ids), repeated answers the subject shape (other things asked alike). */
-  private shapeOf(span: SpanShape, view: ToolSpanView, fpOptions: FingerprintOptions | undefined, empty: boolean): string | undefined {
-    const own = span.attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH];
-    if (typeof own === 'string') return own;
-    if (!view.hasArgs) return undefined;
-    const shape = empty ? argsShapeHash(view.args, fpOptions) : subjectShapeHash(view.args, fpOptions);
-    span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH, shape);
-    return shape;
+  /** How the span's call ended: a result hashed by the span's maker wins, then a failure, then the result itself. */
+  private endOf(span: SpanShape, view: ToolSpanView): CallEnd {
+    const a = span.attributes;
+    const failed = span.status.code === SpanStatusCode.ERROR;
+    const declared = a[sc.ATTR_LOOPGUARD_OUTCOME];
+    const outcome = isOutcome(declared) ? declared : undefined;
+    const ownResult = a[sc.ATTR_LOOPGUARD_RESULT_HASH];
+    if (typeof ownResult === 'string') return { kind: 'hashed', resultHash: ownResult, outcome: outcome ?? (failed ? 'error' : 'ok') };
+    if (failed) {
+      const errorType = a[sc.ATTR_ERROR_TYPE];
+      return { kind: 'failed', errorType: typeof errorType === 'string' ? errorType : undefined, message: span.status.message };
+    }
+    if (view.hasResult) return { kind: 'returned', result: view.result, outcome };
+    return { kind: 'hashed', resultHash: unrecordedResult(span.spanContext().spanId), outcome: outcome ?? 'ok' };
   }
 
   private annotate(span: SpanShape, entry: HistoryEntry, decision: Decision): void {
@@ -403,24 +410,6 @@ export class LoopGuardSpanProcessor {
     if (tokens === 0) return;
     const runKey = this.runKeyOf(span) ?? span.spanContext().traceId;
     this.engine.addTokens(runKey, tokens);
-  }
-
-  private fail(what: string, err: unknown): void {
-    diag.error(`loopguard: ${what}`, err);
-    try {
-      this.onInternalError?.(err);
-    } catch {
-      // A broken error hook must not break the tracer either.
-    }
-  }
-
-  private report(detection: Detection): void {
-    if (!this.onDetection) return;
-    try {
-      this.onDetection(detection);
-    } catch (err) {
-      diag.error('loopguard: onDetection callback threw', err);
-    }
   }
 
   private warnOutsideRun(tool: string): void {

@@ -2,6 +2,10 @@
 export type Outcome = 'ok' | 'empty' | 'error' | 'pending';
 export const OUTCOMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
 
+export function isOutcome(value: unknown): value is Outcome {
+  return typeof value === 'string' && (OUTCOMES as readonly string[]).includes(value);
+}
+
 /** Decision tiers, weakest first. */
 export type Level = 'warning' | 'critical' | 'break';
 export const LEVELS: readonly Level[] = ['warning', 'critical', 'break'];

@@ -1,7 +1,20 @@
 import { evalCommand } from './eval.js';
 import { collectorCommand } from './collector.js';
 import { processIO, UsageError, type CommandIO } from './io.js';
+import { DETECTION_DEFAULTS, DETECTION_RANGES } from '../options.js';
 import { VERSION } from '../version.js';
+
+/** The detection options a --config file (or the collector's `detection:` section) may set, with their defaults. */
+function detectionDefaults(): string {
+  const ranges: Record<string, readonly [number, number]> = DETECTION_RANGES;
+  return Object.entries(DETECTION_DEFAULTS)
+    .map(([key, value]) => {
+      const range = ranges[key];
+      const shown = value === undefined ? 'none' : JSON.stringify(value);
+      return `  ${key.padEnd(16)} ${shown}${range ? ` (${range[0]}..${range[1]})` : ''}`;
+    })
+    .join('\n');
+}
 
 const USAGE = `Usage: loopguard <command> [options]
 
@@ -12,7 +25,11 @@ Commands:
   collector [--config FILE]
       Run the OTLP/HTTP collector service: detection for agents in any language.
   version
-      Print the version.`;
+      Print the version.
+
+Detection options (--config FILE, the collector's detection: section) and their defaults:
+${detectionDefaults()}
+  thresholds       the preset's (per detector { warning, critical, break })`;
 
 export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
   const [command, ...rest] = argv;

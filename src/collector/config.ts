@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { describeProblem } from '../option-problems.js';
 import { LoopGuardConfigError, resolveDetectionOptions } from '../options.js';
 import type { DetectionOptions } from '../options.js';
 import type { ForwardCompression, ForwardProtocol } from './forwarder.js';
@@ -222,7 +223,8 @@ export function resolveCollectorConfig(input: CollectorConfigInput | Record<stri
     try {
       resolveDetectionOptions(detection as DetectionOptions);
     } catch (err) {
-      problems.push(err instanceof LoopGuardConfigError ? `detection.${err.option}: ${err.message.replace(/^loopguard: /, '')}` : String(err));
+      if (err instanceof LoopGuardConfigError) problems.push(...err.problems.map((p) => `detection.${p.option}: ${describeProblem(p)}`));
+      else problems.push(String(err));
     }
   }
   const config = out as unknown as CollectorConfig;

@@ -95,7 +95,7 @@ export const emptyStreak: Detector = (h, ctx, out) => {
   const tiers: TieredDetector = h.allSpaced(first + 1) ? 'pending-poll' : 'empty-streak';
   if (n < ctx.floor(tiers, tool)) return;
   const next = sameCallAgain(h, 0, 'tool', n + 1);
-  next.shapeHash = h.shapeHash(0).toString(16).padStart(16, '0');
+  next.shapeHash = h.shapeHashText(0);
   out.push({
     detector: 'empty-streak',
     tiers,

@@ -38,6 +38,42 @@ describe('tool spans', () => {
 
 });
 
+describe('one history entry whoever records the call', () => {
+  it("the guard's own call and another instrumentation's span of the same call are recorded alike", async () => {
+    h = createHarness();
+    const tracer = h.provider.getTracer('other-instrumentation');
+    const calls: Array<[unknown, unknown]> = [
+      [{ id: 'ord-1' }, []],
+      [{ id: 'ord-2' }, { status: 'queued', jobId: 'job-1' }],
+      [{ q: 'refund policy' }, 'The refund policy allows returns within thirty days of delivery, with the receipt.'],
+      [{ q: 'refunds' }, 'The refund policy allows returns within thirty days of delivery, with the receipt.'],
+    ];
+    await h.guard.run('guarded', async () => {
+      for (const [args, result] of calls) await h.guard.callTool('lookup', args, () => result);
+    });
+    await h.guard.run('foreign', async () => {
+      for (const [args, result] of calls) {
+        tracer.startActiveSpan('execute_tool lookup', (span) => {
+          span.setAttributes({
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': 'lookup',
+            'gen_ai.tool.call.arguments': JSON.stringify(args),
+            'gen_ai.tool.call.result': JSON.stringify(result),
+          });
+          span.end();
+        });
+      }
+    });
+    const recorded = (s: { attributes: Record<string, unknown> }) =>
+      ['loopguard.args.hash', 'loopguard.result.hash', 'loopguard.outcome', 'loopguard.args.shape_hash', 'loopguard.step'].map((k) => s.attributes[k]);
+    const spans = h.toolSpans();
+    expect(spans).toHaveLength(8);
+    expect(spans.slice(4).map(recorded)).toEqual(spans.slice(0, 4).map(recorded));
+    // The empty answer and the repeated answer carry a shape; the others need none.
+    expect(spans.slice(0, 4).map((s) => s.attributes['loopguard.args.shape_hash'] !== undefined)).toEqual([true, false, false, true]);
+  });
+});
+
 describe('the breaker', () => {
   it('appends the nudge to string results, and leaves results alone when told to', async () => {
     h = createHarness();
@@ -136,6 +172,28 @@ describe('loopguard never breaks the host', () => {
     });
     const out = await h.guard.run('a', () => h.guard.callTool('t', {}, () => 'value'));
     expect(out).toBe('value');
+  });
+
+  it("the guard's own failures and its users' hooks reach onInternalError, and the call goes on", async () => {
+    const caught: unknown[] = [];
+    const onLoopBug = new Error('onLoop bug');
+    const classifierBug = new Error('classifier bug');
+    h = createHarness({
+      onInternalError: (e) => caught.push(e),
+      onLoop: () => {
+        throw onLoopBug;
+      },
+      classifyResult: () => {
+        throw classifierBug;
+      },
+    });
+    const results: unknown[] = [];
+    await h.guard.run('a', async () => {
+      for (let i = 0; i < 3; i++) results.push(await h.guard.callTool('read', { path: 'f' }, () => 'same text'));
+    });
+    expect(results[2]).toMatch(/^same text\n\n\[loopguard warning\]/);
+    expect(caught).toContain(onLoopBug);
+    expect(caught.filter((e) => e === classifierBug)).toHaveLength(3);
   });
 
   it('arguments JSON cannot hold degrade to a safe fingerprint', async () => {

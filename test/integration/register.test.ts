@@ -1,4 +1,4 @@
-import { SpanKind } from '@opentelemetry/api';
+import { ProxyTracerProvider, SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { LoopGuardConfigError, register, type RegisterOptions } from '../../instrumentation/index.js';
@@ -35,15 +35,50 @@ describe('register()', () => {
   });
 
   it('fails at once on invalid options, naming the option and what it accepts', () => {
-    rejects({ preset: 'fast' }, 'preset', /conservative, balanced, aggressive/);
-    rejects({ exporter: 'jaeger' }, 'exporter', /'otlp', 'console', 'none' or a SpanExporter/);
-    rejects({ onBlock: 'skip' }, 'onBlock', /'result' or 'throw'/);
+    rejects({ preset: 'fast' }, 'preset', /one of "balanced", "aggressive", "conservative"/);
+    rejects({ exporter: 'jaeger' }, 'exporter', /a SpanExporter or one of "none", "otlp", "console"/);
+    rejects({ onBlock: 'skip' }, 'onBlock', /one of "result", "throw"/);
     rejects({ onLoop: 'log' }, 'onLoop', /a function/);
     rejects({ serviceName: '' }, 'serviceName', /non-empty string/);
     rejects({ window: 1000 }, 'window', /integer from 4 to 256/);
-    rejects({ maxToolCals: 10 }, 'maxToolCals', /known options/);
+    rejects({ maxToolCals: 10 }, 'maxToolCals', /known options "maxToolCalls", /);
     rejects({ instrumentations: 'all' }, 'instrumentations', /true, false/);
     rejects({ processor: {} }, 'tracerProvider', /attach mode needs both/);
+  });
+
+  it('refuses processor options in attach mode, where they would be dropped', async () => {
+    const h = createHarness();
+    rejects({ tracerProvider: h.provider, processor: h.processor, window: 10 }, 'window', /set on the LoopGuardSpanProcessor you pass/);
+    await h.close();
+  });
+
+  it('validates every option at once, closest accepted value first, and sets nothing up when one is wrong', () => {
+    const before = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+    let error: LoopGuardConfigError | undefined;
+    try {
+      register({
+        instrumentations: { frameworks: ['langgraph'], framework: ['mcp'] },
+        appendNudge: 'no',
+        captureContent: 'yes',
+        serviceNmae: 'svc',
+        onloop: () => undefined,
+        maxRuns: 0,
+      } as unknown as RegisterOptions);
+    } catch (err) {
+      error = err as LoopGuardConfigError;
+    }
+    expect(error).toBeInstanceOf(LoopGuardConfigError);
+    const byOption = new Map(error!.problems.map((p) => [p.option, p.expected]));
+    expect([...byOption.keys()].sort()).toEqual(
+      ['appendNudge', 'captureContent', 'instrumentations.framework', 'instrumentations.frameworks', 'maxRuns', 'onloop', 'serviceNmae'].sort(),
+    );
+    expect(byOption.get('instrumentations.frameworks')).toMatch(/^framework names from "langchain", /);
+    expect(byOption.get('instrumentations.framework')).toMatch(/^one of the known options "frameworks", "aiModules"$/);
+    expect(byOption.get('serviceNmae')).toMatch(/^one of the known options "serviceName", /);
+    expect(byOption.get('onloop')).toMatch(/^one of the known options "onLoop", /);
+    expect(error!.message).toMatch(/^loopguard: 7 invalid options:/);
+    // Nothing was registered: the global tracer provider is the one from before.
+    expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegate()).toBe(before);
   });
 });
 

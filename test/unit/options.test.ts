@@ -28,7 +28,7 @@ describe('detection options', () => {
   });
 
   it('names the option and the accepted values when it rejects one', () => {
-    rejects({ preset: 'fast' }, 'preset', /conservative, balanced, aggressive/);
+    rejects({ preset: 'fast' }, 'preset', /one of "balanced", "aggressive", "conservative"/);
     rejects({ window: 2 }, 'window', /integer from 4 to 256/);
     rejects({ windw: 30 }, 'windw', /known options/);
     rejects({ thresholds: { 'no-progress': { warning: -1 } } }, 'thresholds.no-progress.warning', /integer/);
@@ -39,5 +39,19 @@ describe('detection options', () => {
     rejects({ tools: { t: { ignoreArgs: 'id' } } }, 'tools.t.ignoreArgs', /array of strings/);
     rejects({ runKeyAttribute: '' }, 'runKeyAttribute', /non-empty/);
     rejects('balanced', 'detection', /an object/);
+  });
+
+  it('reports every problem at once, accepted values closest to the mistake first', () => {
+    let error: LoopGuardConfigError | undefined;
+    try {
+      resolveDetectionOptions({ preset: 'agressive', window: 2, maxToolCals: 5, tools: { t: { ignore: 'yes' } } } as never);
+    } catch (err) {
+      error = err as LoopGuardConfigError;
+    }
+    expect(error).toBeInstanceOf(LoopGuardConfigError);
+    expect(error!.problems.map((p) => p.option)).toEqual(['maxToolCals', 'preset', 'window', 'tools.t.ignore']);
+    expect(error!.problems[0]!.expected).toMatch(/^one of the known options "maxToolCalls", /);
+    expect(error!.problems[1]!.expected).toMatch(/^one of "aggressive", /);
+    expect(error!.message).toMatch(/^loopguard: 4 invalid options:\n  - option "maxToolCals"/);
   });
 });

@@ -115,6 +115,13 @@ describe('per-tool options and disabled detectors', () => {
     expect(r.detectors.filter(Boolean).includes('no-progress')).toBe(false);
   });
 
+  it('leaves out a detector only when every family it reports is off', () => {
+    const calls = times(8, { tool: 'poll', args: 'x', result: 'same' });
+    const periodicFamilies = ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat', 'same-answer'] as const;
+    expect(feed(calls, { disable: [...periodicFamilies] }).firstWarning).toBeNull();
+    expect(feed(calls, { disable: periodicFamilies.filter((f) => f !== 'no-progress') }).detectors).toContain('no-progress');
+  });
+
   it('uses the preset thresholds', () => {
     const calls = times(8, { tool: 'poll', args: 'x', result: 'same' });
     expect(feed(calls, { preset: 'aggressive' }).firstWarning).toBe(2);

@@ -1,0 +1,126 @@
+import type { Continuation } from './detectors/index.js';
+import { argsShapeHash, classifyResult, errorHash, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
+import type { HistoryEntry } from './history.js';
+import type { InternalErrors } from './internal-errors.js';
+import type { Outcome } from './types.js';
+
+/** What a host knows of one call when it records it: the guard of its own calls, the processor of any tool span. */
+export interface CallFacts {
+  tool: string;
+  argsHash: string;
+  normArgsHash: string;
+  /** The arguments, when the host saw them: the argument shape and a named id are read from them. */
+  hasArgs: boolean;
+  args: unknown;
+  startMs: number;
+  /** undefined: the call ends now, by the host's clock. */
+  endMs: number | undefined;
+  /** A shape computed before the host saw the call (an SDK in another process put it on the span). */
+  shapeHash: string | undefined;
+  /** Whoever made the span marked the call as not executed. */
+  blocked: boolean;
+  /** The tool's fingerprint settings. */
+  fingerprint: FingerprintOptions | undefined;
+}
+
+/** How the call ended. */
+export type CallEnd =
+  /** It returned a result; `outcome` is what the tool declared, if it did. */
+  | { kind: 'returned'; result: unknown; outcome: Outcome | undefined }
+  | { kind: 'failed'; errorType: string | undefined; message: string | undefined }
+  /** Only a hash reached the host (hashed in another process), or nobody recorded the result. */
+  | { kind: 'hashed'; resultHash: string; outcome: Outcome }
+  /** Loopguard refused it: recorded as the call of the pattern it stands for, or as a call that continues none. */
+  | { kind: 'refused'; as: Continuation | undefined };
+
+/** What the engine tells the builder about the run so far. */
+export interface RunLookup {
+  /** Does this answer repeat the run's latest call, of the same tool? */
+  repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean;
+}
+
+/** Classifies a result before the built-in rules (the guard's `classifyResult` option). */
+export type ResultClassifier = (tool: string, result: unknown) => Outcome | undefined;
+
+/** Result hash of a refused call that continues no pattern. */
+const NOT_EXECUTED_RESULT = hashText('loopguard:not-executed');
+
+/**
+ * Builds the history entry of one call: the one place that decides which
+ * outcome wins, when a shape is worth computing and whether the arguments
+ * name an id, for both hosts (the in-process guard and any span the
+ * processor reads, locally or in the collector).
+ */
+export class CallEntries {
+  constructor(
+    private readonly runs: RunLookup,
+    private readonly now: () => number,
+    private readonly errors: InternalErrors,
+  ) {}
+
+  build(runKey: string, call: CallFacts, end: CallEnd, classify?: ResultClassifier): HistoryEntry {
+    if (end.kind === 'refused') {
+      const as = end.as;
+      // The refused call stands for the repeat it prevented: recorded with the answer and flags the loop would have given.
+      return this.entry(call, as?.resultHash ?? NOT_EXECUTED_RESULT, as?.outcome ?? 'ok', true, as?.shapeHash, as?.informative ?? false, as?.namesId ?? false);
+    }
+    let hash: string;
+    let outcome: Outcome;
+    let informative = false;
+    if (end.kind === 'returned') {
+      const digest = resultDigest(end.result, call.fingerprint);
+      hash = digest.hash;
+      informative = digest.informative;
+      outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
+    } else if (end.kind === 'failed') {
+      hash = errorHash(end.errorType, end.message, call.hasArgs ? call.args : undefined);
+      outcome = 'error';
+    } else {
+      hash = end.resultHash;
+      outcome = end.outcome;
+    }
+    // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the shape.
+    const repeats = outcome === 'ok' && informative && this.runs.repeatsLastAnswer(runKey, call.tool, hash);
+    const shape = outcome === 'empty' || repeats ? this.shapeOf(call, outcome === 'empty') : undefined;
+    // Only pending answers need the id: a call naming its job polls it, one without resubmits.
+    const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
+    return this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+  }
+
+  private classify(tool: string, result: unknown, classify: ResultClassifier | undefined): Outcome {
+    const own = classify && this.errors.run('classifyResult threw; the built-in rules decide', () => classify(tool, result), undefined);
+    return own ?? classifyResult(result);
+  }
+
+  /** Empty answers get the digit-folded shape (guessed ids), repeated answers the subject shape (other things asked alike). */
+  private shapeOf(call: CallFacts, empty: boolean): string | undefined {
+    if (call.shapeHash !== undefined) return call.shapeHash;
+    if (!call.hasArgs) return undefined;
+    return empty ? argsShapeHash(call.args, call.fingerprint) : subjectShapeHash(call.args, call.fingerprint);
+  }
+
+  private entry(
+    call: CallFacts,
+    resultHash: string,
+    outcome: Outcome,
+    blocked: boolean,
+    shapeHash: string | undefined,
+    informative: boolean,
+    namesId: boolean,
+  ): HistoryEntry {
+    // One literal with every field (no spread): entries are built on every call.
+    return {
+      tool: call.tool,
+      argsHash: call.argsHash,
+      normArgsHash: call.normArgsHash,
+      resultHash,
+      outcome,
+      blocked,
+      startMs: call.startMs,
+      endMs: call.endMs ?? this.now(),
+      shapeHash,
+      informative,
+      namesId,
+    };
+  }
+}

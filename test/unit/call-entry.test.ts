@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { CallEntries, type CallEnd, type CallFacts } from '../../src/call-entry.js';
+import type { Continuation } from '../../src/detectors/index.js';
+import { argsShapeHash, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
+import { InternalErrors } from '../../src/internal-errors.js';
+import type { Outcome } from '../../src/types.js';
+
+const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
+
+function builder(repeats = false) {
+  const caught: unknown[] = [];
+  const entries = new CallEntries({ repeatsLastAnswer: () => repeats }, () => 5_000, new InternalErrors((e) => caught.push(e)));
+  return { entries, caught };
+}
+
+function facts(args: unknown, extra: Partial<CallFacts> = {}): CallFacts {
+  const fp = fingerprintArgs(args);
+  return { tool: 't', ...fp, hasArgs: true, args, startMs: 1_000, endMs: 2_000, shapeHash: undefined, blocked: false, fingerprint: undefined, ...extra };
+}
+
+const returned = (result: unknown, outcome?: Outcome): CallEnd => ({ kind: 'returned', result, outcome });
+
+describe('CallEntries.build', () => {
+  it('decides the outcome: declared by the tool, else the user classifier, else the built-in rules', () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({}), returned([], 'pending')).outcome).toBe('pending');
+    expect(entries.build('r', facts({}), returned([]), () => 'error').outcome).toBe('error');
+    expect(entries.build('r', facts({}), returned([]), () => undefined).outcome).toBe('empty');
+    expect(entries.build('r', facts({}), returned([])).outcome).toBe('empty');
+  });
+
+  it('reports a classifier that throws and lets the built-in rules decide', () => {
+    const { entries, caught } = builder();
+    const bug = new Error('classifier bug');
+    const entry = entries.build('r', facts({}), returned([]), () => {
+      throw bug;
+    });
+    expect(entry.outcome).toBe('empty');
+    expect(caught).toEqual([bug]);
+  });
+
+  it('gives empty answers the digit-folded shape, so guessed ids share it', () => {
+    const { entries } = builder();
+    const a = entries.build('r', facts({ id: 'ord-1' }), returned([]));
+    const b = entries.build('r', facts({ id: 'ord-2' }), returned([]));
+    expect(a.shapeHash).toBe(argsShapeHash({ id: 'ord-1' }));
+    expect(a.shapeHash).toBe(b.shapeHash);
+    expect(entries.build('r', facts({ id: 'ord-1' }, { shapeHash: 'f'.repeat(16) }), returned([])).shapeHash).toBe('f'.repeat(16));
+  });
+
+  it('gives an informative answer the subject shape only when it repeats the last answer of the tool', () => {
+    expect(builder(false).entries.build('r', facts({ q: 'refunds' }), returned(LONG_ANSWER)).shapeHash).toBeUndefined();
+    const entry = builder(true).entries.build('r', facts({ q: 'refunds' }), returned(LONG_ANSWER));
+    expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
+  });
+
+  it('reads whether a pending call names its job', () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({ jobId: 'job-8812' }), returned({ status: 'queued' })).namesId).toBe(true);
+    expect(entries.build('r', facts({ report: 'sales' }), returned({ status: 'queued' })).namesId).toBe(false);
+  });
+
+  it('hashes a failure by its type and message, and takes a hash made elsewhere as it is', () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({ a: 1 }), { kind: 'failed', errorType: 'Error', message: 'denied' })).toMatchObject({
+      outcome: 'error',
+      resultHash: errorHash('Error', 'denied', { a: 1 }),
+    });
+    expect(entries.build('r', facts({ a: 1 }), { kind: 'hashed', resultHash: 'a'.repeat(16), outcome: 'pending' })).toMatchObject({ outcome: 'pending', resultHash: 'a'.repeat(16) });
+  });
+
+  it('records a refused call as the call of the pattern it stands for, or as a call that continues none', () => {
+    const { entries } = builder();
+    const as: Continuation = {
+      match: 'tool', toolId: 0, argsHash: '1'.repeat(16), normArgsHash: '1'.repeat(16), resultHash: '2'.repeat(16), outcome: 'empty',
+      shapeHash: '3'.repeat(8) + '0'.repeat(8), informative: false, namesId: true, score: 9,
+    };
+    expect(entries.build('r', facts({ id: 'ord-9' }), { kind: 'refused', as })).toMatchObject({
+      blocked: true, resultHash: as.resultHash, outcome: 'empty', shapeHash: as.shapeHash, namesId: true,
+    });
+    expect(entries.build('r', facts({ id: 'ord-9' }), { kind: 'refused', as: undefined })).toMatchObject({
+      blocked: true, resultHash: hashText('loopguard:not-executed'), outcome: 'ok', shapeHash: undefined,
+    });
+  });
+
+  it("ends a call that has no end yet by the host's clock", () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({}, { endMs: undefined }), returned('x')).endMs).toBe(5_000);
+    expect(entries.build('r', facts({}), returned('x')).endMs).toBe(2_000);
+  });
+});
