@@ -326,6 +326,7 @@ export class Guard {
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
     attributes[sc.ATTR_LOOPGUARD_ARGS_HASH] = fp.argsHash;
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
+    attributes[sc.ATTR_LOOPGUARD_ARGS_SKETCH] = fp.argsSketch;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
     if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
     if (info.attributes) Object.assign(attributes, info.attributes);
@@ -345,6 +346,7 @@ export class Guard {
       args,
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
+      argsSketch: fp.argsSketch,
       fingerprint,
       shapeHash: undefined,
       blocked: false,
@@ -371,7 +373,13 @@ export class Guard {
     span.setAttribute(sc.ATTR_ERROR_TYPE, type);
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
-    return this.processor.recordCall(span, call.runKey, call, { kind: 'failed', errorType: type, message });
+    const retryable = span.attributes?.[sc.ATTR_LOOPGUARD_ERROR_RETRYABLE];
+    return this.processor.recordCall(span, call.runKey, call, {
+      kind: 'failed',
+      errorType: type,
+      message,
+      retryable: typeof retryable === 'boolean' ? retryable : undefined,
+    });
   }
 
   /** Handles a verdict reached before the call: refuse a stopped run, block or break an armed loop. */

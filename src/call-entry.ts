@@ -1,14 +1,16 @@
 import type { Continuation } from './detectors/index.js';
-import { argsShapeHash, classifyResult, errorHash, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
+import { argsShapeHash, classifyResult, errorDigest, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
-import type { Outcome } from './types.js';
+import type { FailureKind, Outcome } from './types.js';
 
 /** What a host knows of one call when it records it: the guard of its own calls, the processor of any tool span. */
 export interface CallFacts {
   tool: string;
   argsHash: string;
   normArgsHash: string;
+  /** The arguments' similarity sketch, when someone computed it. */
+  argsSketch: string | undefined;
   /** The arguments, when the host saw them: the argument shape and a named id are read from them. */
   hasArgs: boolean;
   args: unknown;
@@ -27,9 +29,10 @@ export interface CallFacts {
 export type CallEnd =
   /** It returned a result; `outcome` is what the tool declared, if it did. */
   | { kind: 'returned'; result: unknown; outcome: Outcome | undefined }
-  | { kind: 'failed'; errorType: string | undefined; message: string | undefined }
-  /** Only a hash reached the host (hashed in another process), or nobody recorded the result. */
-  | { kind: 'hashed'; resultHash: string; outcome: Outcome }
+  /** `retryable`: the tool's own word on whether a retry may pass. */
+  | { kind: 'failed'; errorType: string | undefined; message: string | undefined; retryable?: boolean }
+  /** Only a hash (and maybe a sketch) reached the host (hashed in another process), or nobody recorded the result. */
+  | { kind: 'hashed'; resultHash: string; outcome: Outcome; resultSketch?: string; failure?: FailureKind }
   /** Loopguard refused it: recorded as the call of the pattern it stands for, or as a call that continues none. */
   | { kind: 'refused'; as: Continuation | undefined };
 
@@ -62,29 +65,42 @@ export class CallEntries {
     if (end.kind === 'refused') {
       const as = end.as;
       // The refused call stands for the repeat it prevented: recorded with the answer and flags the loop would have given.
-      return this.entry(call, as?.resultHash ?? NOT_EXECUTED_RESULT, as?.outcome ?? 'ok', true, as?.shapeHash, as?.informative ?? false, as?.namesId ?? false);
+      const e = this.entry(call, as?.resultHash ?? NOT_EXECUTED_RESULT, as?.outcome ?? 'ok', true, as?.shapeHash, as?.informative ?? false, as?.namesId ?? false);
+      e.failure = as?.failure;
+      return e;
     }
     let hash: string;
     let outcome: Outcome;
     let informative = false;
+    let sketch: string | undefined;
+    let failure: FailureKind | undefined;
     if (end.kind === 'returned') {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
       informative = digest.informative;
+      sketch = digest.sketch;
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
     } else if (end.kind === 'failed') {
-      hash = errorHash(end.errorType, end.message, call.hasArgs ? call.args : undefined);
+      const digest = errorDigest(end.errorType, end.message, call.hasArgs ? call.args : undefined, end.retryable);
+      hash = digest.hash;
+      sketch = digest.sketch;
+      failure = digest.failure;
       outcome = 'error';
     } else {
       hash = end.resultHash;
       outcome = end.outcome;
+      sketch = end.resultSketch;
+      failure = end.failure;
     }
     // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the shape.
     const repeats = outcome === 'ok' && informative && this.runs.repeatsLastAnswer(runKey, call.tool, hash);
     const shape = outcome === 'empty' || repeats ? this.shapeOf(call, outcome === 'empty') : undefined;
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
-    return this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    e.resultSketch = sketch;
+    e.failure = failure;
+    return e;
   }
 
   private classify(tool: string, result: unknown, classify: ResultClassifier | undefined): Outcome {
@@ -121,6 +137,9 @@ export class CallEntries {
       shapeHash,
       informative,
       namesId,
+      argsSketch: call.argsSketch,
+      resultSketch: undefined,
+      failure: undefined,
     };
   }
 }

@@ -9,6 +9,7 @@ export type DetectorName =
   | 'semantic-repeat'
   | 'empty-streak'
   | 'retry-storm'
+  | 'failure-repeat'
   | 'same-error'
   | 'pending-resubmit'
   | 'pending-poll'
@@ -23,6 +24,7 @@ export const DETECTOR_NAMES: readonly DetectorName[] = [
   'semantic-repeat',
   'empty-streak',
   'retry-storm',
+  'failure-repeat',
   'same-error',
   'pending-resubmit',
   'pending-poll',
@@ -56,6 +58,7 @@ export const TIERED_DETECTORS: readonly TieredDetector[] = [
   'cycle',
   'empty-streak',
   'retry-storm',
+  'failure-repeat',
   'same-error',
   'pending-resubmit',
   'pending-poll',
@@ -83,6 +86,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     cycle: t(3, 4, 5),
     'empty-streak': t(7, 12, 18),
     'retry-storm': t(10, 15, 20),
+    'failure-repeat': t(4, 5, 8),
     'same-error': t(6, 9, 13),
     'pending-resubmit': t(4, 7, 11),
     'pending-poll': t(15, 0, 0),
@@ -95,6 +99,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     cycle: t(2, 3, 4),
     'empty-streak': t(7, 9, 14),
     'retry-storm': t(8, 12, 16),
+    'failure-repeat': t(3, 4, 6),
     'same-error': t(5, 7, 10),
     'pending-resubmit': t(3, 5, 8),
     'pending-poll': t(10, 0, 0),
@@ -107,6 +112,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     cycle: t(2, 3, 3),
     'empty-streak': t(4, 7, 10),
     'retry-storm': t(6, 9, 12),
+    'failure-repeat': t(2, 3, 5),
     'same-error': t(3, 5, 7),
     'pending-resubmit': t(2, 4, 6),
     'pending-poll': t(6, 12, 20),

@@ -1,4 +1,16 @@
-import type { Outcome } from './types.js';
+import {
+  binsForSimilarity,
+  comparableByNearness,
+  DRIFT_SIMILARITY,
+  equalBins,
+  LONG_TEXT_SHINGLES,
+  NEAR_ARGS_SIMILARITY,
+  NEAR_SIMILARITY,
+  NEAR_SIMILARITY_SHORT,
+  sketchShingles,
+  sketchWords,
+} from './fingerprint/sketch.js';
+import type { FailureKind, Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
@@ -16,7 +28,40 @@ const F_RES_LO = 5;
 /** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both keeps a run under 2 KB. */
 const F_TOOL_FLAGS = 6;
 const F_SHAPE = 7;
-const SLOT = 8;
+/** Near-sameness flags and the failure kind. */
+const F_KIND = 8;
+/** The result's similarity sketch, 64 bins of 4 bits. */
+const F_RESULT_SKETCH = 9;
+const RESULT_SKETCH_WORDS = 9;
+/** The skeleton hash and first 8 bins of the arguments' sketch: enough to tell a long argument cut off elsewhere from another one. */
+const F_ARGS_SKETCH = F_RESULT_SKETCH + RESULT_SKETCH_WORDS;
+const ARGS_SKETCH_WORDS = 5;
+/** Which answer this is: calls with the same answer (equal, or near an earlier one) share the number. */
+const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
+const SLOT = F_ANSWER + 1;
+
+const KIND_RESULT_NEAR = 1;
+const KIND_ARGS_NEAR = 2;
+const KIND_TRANSIENT = 4;
+const KIND_DETERMINISTIC = 8;
+/** The result's bigram count (capped at 255) sits in bits 8-15. */
+const KIND_SHINGLES_SHIFT = 8;
+/** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
+const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
+const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
+/** The looser bar a reading must still meet against an answer's first reading: noise stays there, progress drifts away. */
+const RESULT_DRIFT_BINS = binsForSimilarity(DRIFT_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
+/** A bigger text sharing at least this share of the ratio of sizes with a smaller one contains it (sketch noise allowed for). */
+const CONTAINED = 0.9;
+/** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
+const EXACT_ANSWER = 0x80000000;
+/** Bigrams a text must gain to have grown: a line, not an OCR pass that read a few more words. */
+const MIN_GROWTH = 4;
+/** Estimated similarity from equal bins out of 64 (see sketchSimilarity). */
+function similarityOf(equal: number): number {
+  return (equal / 64 - 1 / 16) / (15 / 16);
+}
+const ARGS_NEAR_BINS = binsForSimilarity(NEAR_ARGS_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
 
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
@@ -58,6 +103,11 @@ export interface HistoryEntry {
   informative?: boolean;
   /** The arguments name a thing by its id (a `pending` call with one polls a job instead of submitting it). */
   namesId?: boolean;
+  /** Similarity sketches (fingerprint/sketch.ts) of the result (or failure) and of the arguments. */
+  resultSketch?: string;
+  argsSketch?: string;
+  /** For failures: would the same call succeed if retried (transient) or fail the same way (deterministic)? */
+  failure?: FailureKind;
 }
 
 /** Interns tool names to small integers shared by every run. */
@@ -117,6 +167,9 @@ export class RunHistory {
   firstMs = 0;
   lastMs = 0;
   private lastStartMs = 0;
+  /** Answer numbers handed out so far, and a scratch list for answerOf. */
+  private answers = 0;
+  private readonly firstOfAnswer: number[] = [];
   /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
   private sameCallsStep = 0;
   private sameCalls = 0;
@@ -166,6 +219,21 @@ export class RunHistory {
       OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
+    let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
+    if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
+      kind |= KIND_RESULT_NEAR | (sketchShingles(e.resultSketch) << KIND_SHINGLES_SHIFT);
+      sketchWords(e.resultSketch, b, o + F_RESULT_SKETCH, RESULT_SKETCH_WORDS);
+    }
+    if (e.argsSketch !== undefined) {
+      // The skeleton always (it names the operation); the bins only when there is free text to compare.
+      const long = comparableByNearness(e.argsSketch);
+      if (long) kind |= KIND_ARGS_NEAR;
+      sketchWords(e.argsSketch, b, o + F_ARGS_SKETCH, long ? ARGS_SKETCH_WORDS : 1);
+    } else {
+      b[o + F_ARGS_SKETCH] = 0;
+    }
+    b[o + F_KIND] = kind;
+    b[o + F_ANSWER] = this.answerOf(o, tool);
     this.updatePeriodicity();
   }
 
@@ -177,10 +245,6 @@ export class RunHistory {
     // Locals: writes into the same typed array keep V8 from caching these reads.
     // Same tool and outcome: the tool bits and the two outcome bits of the shared word.
     const toolOutcome = b[latest + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME;
-    const resHi = b[latest + F_RES_HI]!;
-    const resLo = b[latest + F_RES_LO]!;
-    const normHi = b[latest + F_NORM_HI]!;
-    const normLo = b[latest + F_NORM_LO]!;
     const argsHi = b[latest + F_ARGS_HI]!;
     const argsLo = b[latest + F_ARGS_LO]!;
     const reach = Math.min(this.periods, this.total - 1);
@@ -190,10 +254,9 @@ export class RunHistory {
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
       const sameNorm =
         (b[other + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME) === toolOutcome &&
-        b[other + F_RES_HI] === resHi &&
-        b[other + F_RES_LO] === resLo &&
-        b[other + F_NORM_HI] === normHi &&
-        b[other + F_NORM_LO] === normLo;
+        this.resultsAlike(latest, other) &&
+        b[other + F_NORM_HI] === b[latest + F_NORM_HI] &&
+        b[other + F_NORM_LO] === b[latest + F_NORM_LO];
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
       b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
       b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
@@ -220,6 +283,11 @@ export class RunHistory {
 
   outcome(back: number): Outcome {
     return OUTCOME_NAMES[this.buf[this.at(back) + F_TOOL_FLAGS]! & 3]!;
+  }
+
+  /** Was the call `back` steps ago refused by the breaker (recorded as the repeat it stood for)? */
+  blocked(back: number): boolean {
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_BLOCKED) !== 0;
   }
 
   informative(back: number): boolean {
@@ -306,6 +374,12 @@ export class RunHistory {
     return false;
   }
 
+  /** Was a call like the one `back` steps ago (same tool, same or near arguments) made before, earlier in the window? */
+  calledAlikeBefore(back: number): boolean {
+    for (let older = back + 1; older < this.size; older++) if (this.similarCall(back, older)) return true;
+    return false;
+  }
+
   /** Has the tool of the call `back` steps ago answered anything else earlier in the window? */
   toolAnswersVary(back: number): boolean {
     const tool = this.toolId(back);
@@ -315,11 +389,130 @@ export class RunHistory {
     return false;
   }
 
+  /**
+   * Did the two calls get the same answer? Equal hashes, or, for two long
+   * answers, sketches near enough (noise such as OCR wording or "visited 9
+   * seconds ago" is not news). Every detector reads "same result" here.
+   */
   sameResult(a: number, b: number): boolean {
+    return this.resultsAlike(this.at(a), this.at(b));
+  }
+
+  /** The very same result (equal hashes): for evidence that rests on results alone. */
+  sameExactResult(a: number, b: number): boolean {
     const x = this.at(a);
     const y = this.at(b);
-    const buf = this.buf;
-    return buf[x + F_RES_HI] === buf[y + F_RES_HI] && buf[x + F_RES_LO] === buf[y + F_RES_LO];
+    return this.buf[x + F_RES_HI] === this.buf[y + F_RES_HI] && this.buf[x + F_RES_LO] === this.buf[y + F_RES_LO];
+  }
+
+  /** Same normalised arguments, or two long arguments near enough (a cell cut off at another point). Tool not compared. */
+  similarArgs(a: number, b: number): boolean {
+    return this.argsAlike(this.at(a), this.at(b));
+  }
+
+  /**
+   * Same tool and the same arguments but for their free text: the same
+   * operation (`str_replace` on one file) with whatever text it was given.
+   * Calls recorded without a sketch count as one operation per tool.
+   */
+  sameOperation(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    return this.buf[x + F_TOOL_FLAGS]! >>> 8 === this.buf[y + F_TOOL_FLAGS]! >>> 8 && this.buf[x + F_ARGS_SKETCH] === this.buf[y + F_ARGS_SKETCH];
+  }
+
+  /** Do the arguments of the call `back` steps ago carry free text (long enough to be compared by their sketch)? */
+  hasFreeText(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_ARGS_NEAR) !== 0;
+  }
+
+  /** Same tool, and the same or similar arguments. */
+  similarCall(a: number, b: number): boolean {
+    return this.toolId(a) === this.toolId(b) && this.similarArgs(a, b);
+  }
+
+  /** The failure kind recorded for the call `back` steps ago (undefined for no failure or an unknown one). */
+  failure(back: number): FailureKind | undefined {
+    const kind = this.buf[this.at(back) + F_KIND]!;
+    return kind & KIND_TRANSIENT ? 'transient' : kind & KIND_DETERMINISTIC ? 'deterministic' : undefined;
+  }
+
+  private resultsAlike(x: number, y: number): boolean {
+    return this.buf[x + F_ANSWER] === this.buf[y + F_ANSWER];
+  }
+
+  /**
+   * The answer number of the call just written at offset `o`: that of an
+   * earlier call of the tool with the very same result, else that of an
+   * answer whose first call in the window is near this result, else a new
+   * one. Comparing with an answer's first call, not its latest, is what
+   * tells noise from progress: noise (OCR wording, "9 seconds ago") stays
+   * near the first reading, while a growing log or a moving table drifts
+   * away from it, however small each step.
+   */
+  private answerOf(o: number, tool: number): number {
+    const b = this.buf;
+    const resHi = b[o + F_RES_HI];
+    const resLo = b[o + F_RES_LO];
+    const near = (b[o + F_KIND]! & KIND_RESULT_NEAR) !== 0;
+    // Results too short to compare by sketch are their hash: equal hashes, the same answer, no scan. A blocked call
+    // (recorded with the hash of the answer it stands for, and no sketch) takes that answer's number.
+    if (!near && (b[o + F_TOOL_FLAGS]! & FLAG_BLOCKED) === 0) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
+    const firsts = this.firstOfAnswer;
+    firsts.length = 0;
+    let s = o;
+    for (let back = 1; back < this.size; back++) {
+      s = s === 0 ? (this.window - 1) * SLOT : s - SLOT;
+      if (b[s + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
+      if (b[s + F_RES_HI] === resHi && b[s + F_RES_LO] === resLo) return b[s + F_ANSWER]!;
+      if (near && (b[s + F_KIND]! & KIND_RESULT_NEAR) !== 0) firsts.push(s);
+    }
+    // Newest first: near the latest reading of an answer, not grown out of it, and not drifted away from its first reading.
+    for (let i = 0; i < firsts.length; i++) {
+      const f = firsts[i]!;
+      const equal = this.equalResultBins(f, o);
+      if (equal < 0) continue;
+      // Short texts need more in common: a shared header (a file name, a page title) is most of them.
+      const shingles = Math.min(b[f + F_KIND]! >>> KIND_SHINGLES_SHIFT, b[o + F_KIND]! >>> KIND_SHINGLES_SHIFT);
+      if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || this.grewFrom(f, o, equal)) continue;
+      const answer = b[f + F_ANSWER]!;
+      let first = f;
+      for (let j = i + 1; j < firsts.length; j++) if (b[firsts[j]! + F_ANSWER] === answer) first = firsts[j]!;
+      if (first === f || this.equalResultBins(first, o) >= RESULT_DRIFT_BINS) return answer;
+    }
+    if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
+    this.answers = (this.answers + 1) & ~EXACT_ANSWER;
+    return this.answers;
+  }
+
+  /**
+   * Is the free text at `y` the one at `x` with more appended (a log read
+   * again after new lines)? Then `y` has more bigrams and holds nearly all of
+   * `x`'s: their similarity is close to the ratio of their sizes. A page read
+   * twice keeps its size and shares less.
+   */
+  private grewFrom(x: number, y: number, equal: number): boolean {
+    const before = this.buf[x + F_KIND]! >>> KIND_SHINGLES_SHIFT;
+    const after = this.buf[y + F_KIND]! >>> KIND_SHINGLES_SHIFT;
+    return after >= before + MIN_GROWTH && similarityOf(equal) >= CONTAINED * (before / after);
+  }
+
+  /** Equal bins of the result sketches at two offsets, or -1 when their skeletons differ. */
+  private equalResultBins(x: number, y: number): number {
+    const b = this.buf;
+    if (b[x + F_RESULT_SKETCH] !== b[y + F_RESULT_SKETCH]) return -1;
+    let equal = 0;
+    for (let w = 1; w < RESULT_SKETCH_WORDS; w++) equal += equalBins(b[x + F_RESULT_SKETCH + w]!, b[y + F_RESULT_SKETCH + w]!);
+    return equal;
+  }
+
+  private argsAlike(x: number, y: number): boolean {
+    const b = this.buf;
+    if (b[x + F_NORM_HI] === b[y + F_NORM_HI] && b[x + F_NORM_LO] === b[y + F_NORM_LO]) return true;
+    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_NEAR) === 0 || b[x + F_ARGS_SKETCH] !== b[y + F_ARGS_SKETCH]) return false;
+    let equal = 0;
+    for (let w = 1; w < ARGS_SKETCH_WORDS; w++) equal += equalBins(b[x + F_ARGS_SKETCH + w]!, b[y + F_ARGS_SKETCH + w]!);
+    return equal >= ARGS_NEAR_BINS;
   }
 
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */

@@ -100,6 +100,10 @@ function setAll(span: SpanShape, attributes: Attributes): void {
   for (const key in attributes) span.setAttribute(key, attributes[key]!);
 }
 
+function stringAttribute(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 function toMs(time: readonly [number, number]): number {
   return time[0] * 1e3 + time[1] / 1e6;
 }
@@ -319,15 +323,23 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const ownNorm = a[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH];
     let argsHash: string;
     let normArgsHash: string;
+    let argsSketch: string | undefined;
     if (typeof ownArgs === 'string') {
       argsHash = ownArgs;
       normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
-    } else {
-      const fp = view.hasArgs ? fingerprintArgs(view.args, fingerprint) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS };
+      argsSketch = stringAttribute(a[sc.ATTR_LOOPGUARD_ARGS_SKETCH]);
+    } else if (view.hasArgs) {
+      const fp = fingerprintArgs(view.args, fingerprint);
       argsHash = fp.argsHash;
       normArgsHash = fp.normArgsHash;
+      argsSketch = fp.argsSketch;
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
       if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
+      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SKETCH, argsSketch);
+    } else {
+      argsHash = NAME_ONLY_ARGS;
+      normArgsHash = NAME_ONLY_ARGS;
+      span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
     }
     if (view.dialect !== 'loopguard') {
       span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
@@ -338,6 +350,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       tool: view.tool,
       argsHash,
       normArgsHash,
+      argsSketch,
       hasArgs: view.hasArgs,
       args: view.hasArgs ? view.args : undefined,
       startMs: toMs(span.startTime),
@@ -357,10 +370,25 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const declared = a[sc.ATTR_LOOPGUARD_OUTCOME];
     const outcome = isOutcome(declared) ? declared : undefined;
     const ownResult = a[sc.ATTR_LOOPGUARD_RESULT_HASH];
-    if (typeof ownResult === 'string') return { kind: 'hashed', resultHash: ownResult, outcome: outcome ?? (failed ? 'error' : 'ok') };
+    if (typeof ownResult === 'string') {
+      const failure = a[sc.ATTR_LOOPGUARD_FAILURE];
+      return {
+        kind: 'hashed',
+        resultHash: ownResult,
+        outcome: outcome ?? (failed ? 'error' : 'ok'),
+        resultSketch: stringAttribute(a[sc.ATTR_LOOPGUARD_RESULT_SKETCH]),
+        failure: failure === 'transient' || failure === 'deterministic' ? failure : undefined,
+      };
+    }
     if (failed) {
       const errorType = a[sc.ATTR_ERROR_TYPE];
-      return { kind: 'failed', errorType: typeof errorType === 'string' ? errorType : undefined, message: span.status.message };
+      const retryable = a[sc.ATTR_LOOPGUARD_ERROR_RETRYABLE];
+      return {
+        kind: 'failed',
+        errorType: typeof errorType === 'string' ? errorType : undefined,
+        message: span.status.message,
+        retryable: typeof retryable === 'boolean' ? retryable : undefined,
+      };
     }
     if (view.hasResult) return { kind: 'returned', result: view.result, outcome };
     return { kind: 'hashed', resultHash: unrecordedResult(span.spanContext().spanId), outcome: outcome ?? 'ok' };
@@ -375,6 +403,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
       [sc.ATTR_LOOPGUARD_OUTCOME]: entry.outcome,
     };
     if (entry.shapeHash !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH] = entry.shapeHash;
+    if (entry.resultSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_RESULT_SKETCH] = entry.resultSketch;
+    if (entry.failure !== undefined) attributes[sc.ATTR_LOOPGUARD_FAILURE] = entry.failure;
     if (decision.level !== undefined) attributes[sc.ATTR_LOOPGUARD_LEVEL] = decision.level;
     setAll(span, attributes);
     if (decision.level === undefined || !decision.notify) return;

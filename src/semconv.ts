@@ -29,6 +29,13 @@ export const ATTR_LOOPGUARD_NORM_ARGS_HASH = 'loopguard.args.norm_hash';
 /** On calls that found nothing: the arguments' hash with digits masked (guessed ids share a shape). */
 export const ATTR_LOOPGUARD_ARGS_SHAPE_HASH = 'loopguard.args.shape_hash';
 export const ATTR_LOOPGUARD_RESULT_HASH = 'loopguard.result.hash';
+/** Similarity sketches (docs/fingerprints.md, "Similarity sketches"): 66 hex chars. */
+export const ATTR_LOOPGUARD_ARGS_SKETCH = 'loopguard.args.sketch';
+export const ATTR_LOOPGUARD_RESULT_SKETCH = 'loopguard.result.sketch';
+/** On failed calls: `transient` or `deterministic` (DESIGN §3). */
+export const ATTR_LOOPGUARD_FAILURE = 'loopguard.failure';
+/** Set by a tool (or its framework) that knows whether its failure is worth retrying; wins over loopguard's reading of the error. */
+export const ATTR_LOOPGUARD_ERROR_RETRYABLE = 'loopguard.error.retryable';
 export const ATTR_LOOPGUARD_CALL_FINGERPRINT = 'loopguard.call.fingerprint';
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
 export const ATTR_LOOPGUARD_STEP = 'loopguard.step';

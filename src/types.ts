@@ -28,3 +28,12 @@ export interface ToolEvent {
   /** true when the breaker refused to execute the call; the event stands for the repeat it blocked. */
   blocked?: boolean;
 }
+
+/**
+ * Why a call failed, as far as retrying goes (DESIGN §3): `transient` failures
+ * (timeouts, 429, 5xx, connection resets, a retryable flag) may pass on a
+ * retry; `deterministic` ones (syntax, schema and validation errors, other
+ * 4xx, not found, permission denied) fail the same way when resent.
+ */
+export type FailureKind = 'transient' | 'deterministic';
+export const FAILURE_KINDS: readonly FailureKind[] = ['transient', 'deterministic'];

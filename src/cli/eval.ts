@@ -1,48 +1,32 @@
-import { readFile } from 'node:fs/promises';
-import { CorpusError, parseCorpus } from '../eval/corpus.js';
-import { replayCorpus } from '../eval/replay.js';
-import { scoreCase, summarise, type CaseScore, type Summary } from '../eval/score.js';
-import { LoopGuardConfigError, resolveDetectionOptions, type DetectionOptions } from '../options.js';
-import { loadOptionsFile } from './options-file.js';
-import { UsageError, type CommandIO } from './io.js';
+import type { Trajectory } from '../eval/corpus.js';
+import type { Run } from '../eval/formats/index.js';
+import { replayRuns, type Replayed, type Verdict } from '../eval/replay.js';
+import { scoreCase, summarise, type CaseRun, type CaseScore, type Summary } from '../eval/score.js';
+import { loadDetection, parseReplayArgs, readRunFile } from './replay-args.js';
+import type { CommandIO } from './io.js';
 
-interface EvalArgs {
-  file: string;
-  json: boolean;
-  preset: string | undefined;
-  config: string | undefined;
+/** A run from a format without labels: listed with what was found, never scored. */
+interface UnlabelledCase extends CaseRun {
+  id: string;
+  label: null;
+  verdict: null;
+  late: false;
+  missedBreak: false;
+  verdicts: Verdict[];
 }
 
-function parseArgs(argv: string[]): EvalArgs {
-  const args: EvalArgs = { file: '', json: false, preset: undefined, config: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--json') args.json = true;
-    else if (a === '--preset' || a === '--config') {
-      const value = argv[++i];
-      if (value === undefined) throw new UsageError(`${a} needs a value`);
-      if (a === '--preset') args.preset = value;
-      else args.config = value;
-    } else if (a.startsWith('--preset=')) args.preset = a.slice('--preset='.length);
-    else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
-    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-    else if (args.file === '') args.file = a;
-    else throw new UsageError(`unexpected argument ${a}`);
-  }
-  if (args.file === '') throw new UsageError('eval needs a FILE.jsonl');
-  return args;
-}
+type Case = CaseScore | UnlabelledCase;
 
 function pct(x: number | null): string {
   return x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`;
 }
 
-function printTable(io: CommandIO, scores: CaseScore[], summary: Summary): void {
+function printTable(io: CommandIO, cases: Case[], summary: Summary): void {
   io.out(`${'id'.padEnd(14)} ${'label'.padEnd(6)} ${'verdict'.padEnd(7)} warn  crit  break  detectors`);
-  for (const s of scores) {
+  for (const s of cases) {
     const flags = [s.late ? 'LATE' : '', s.missedBreak ? 'MISSED-BREAK' : ''].filter(Boolean).join(' ');
     const cell = (n: number | null) => String(n ?? '-').padEnd(5);
-    io.out(`${s.id.padEnd(14)} ${s.label.padEnd(6)} ${s.verdict.padEnd(7)} ${cell(s.firstWarning)} ${cell(s.firstCritical)} ${cell(s.firstBreak)}  ${s.detectors.join(',') || '-'} ${flags}`.trimEnd());
+    io.out(`${s.id.padEnd(14)} ${(s.label ?? '-').padEnd(6)} ${(s.verdict ?? '-').padEnd(7)} ${cell(s.firstWarning)} ${cell(s.firstCritical)} ${cell(s.firstBreak)}  ${s.detectors.join(',') || '-'} ${flags}`.trimEnd());
   }
   io.out('');
   io.out(
@@ -53,44 +37,39 @@ function printTable(io: CommandIO, scores: CaseScore[], summary: Summary): void 
     `recall ${pct(summary.recall)}  false-positive rate ${pct(summary.falsePositiveRate)}  ` +
       `mean steps to detect ${summary.meanStepsToDetect === null ? 'n/a' : summary.meanStepsToDetect.toFixed(2)}`,
   );
+  const unscored = cases.length - summary.cases;
+  if (unscored > 0) io.out(`${unscored} unlabelled case${unscored === 1 ? '' : 's'} listed above, not scored`);
 }
 
-/** `loopguard eval FILE.jsonl [--json] [--preset NAME] [--config FILE]`. Exit 0 when evaluated, 2 on bad input. */
+const isLabelled = (run: Run): run is Trajectory => run.label !== null;
+
+/** Scores labelled runs; unlabelled ones keep their place in the list and stay out of the summary. */
+function score(runs: Run[], replayed: Replayed[]): { cases: Case[]; summary: Summary } {
+  const labelled: Trajectory[] = [];
+  const scores: CaseScore[] = [];
+  const cases = runs.map((run, i): Case => {
+    const r = replayed[i]!;
+    if (!isLabelled(run)) return { id: run.id, label: null, ...r.run, verdict: null, late: false, missedBreak: false, verdicts: r.verdicts };
+    const s = scoreCase(run, r.run);
+    labelled.push(run);
+    scores.push(s);
+    return s;
+  });
+  return { cases, summary: summarise(labelled, scores) };
+}
+
+/**
+ * `loopguard eval FILE [--json] [--preset NAME] [--config FILE]`: FILE in any
+ * format `scan` reads. Exit 0 when evaluated, 2 on bad input.
+ */
 export async function evalCommand(argv: string[], io: CommandIO): Promise<number> {
-  const args = parseArgs(argv);
-  let detection: DetectionOptions = {};
-  try {
-    if (args.config !== undefined) detection = await loadOptionsFile(args.config);
-    if (args.preset !== undefined) detection = { ...detection, preset: args.preset as DetectionOptions['preset'] };
-    resolveDetectionOptions(detection);
-  } catch (err) {
-    if (err instanceof LoopGuardConfigError || err instanceof UsageError) {
-      io.err(err.message);
-      return 2;
-    }
-    throw err;
-  }
-  let text: string;
-  try {
-    text = await readFile(args.file, 'utf8');
-  } catch (err) {
-    io.err(`loopguard eval: cannot read ${args.file}: ${(err as Error).message}`);
-    return 2;
-  }
-  let trajectories;
-  try {
-    trajectories = parseCorpus(text);
-  } catch (err) {
-    if (err instanceof CorpusError) {
-      io.err(`loopguard eval: ${args.file}: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
-  const runs = await replayCorpus(trajectories, detection);
-  const scores = trajectories.map((t, i) => scoreCase(t, runs[i]!));
-  const summary = summarise(trajectories, scores);
-  if (args.json) io.out(JSON.stringify({ cases: scores, summary }));
-  else printTable(io, scores, summary);
+  const args = parseReplayArgs(argv, 1, 'eval needs a FILE.jsonl');
+  const detection = await loadDetection(args, io);
+  if (detection === undefined) return 2;
+  const read = await readRunFile('eval', args.files[0]!, detection, io);
+  if (read === undefined) return 2;
+  const { cases, summary } = score(read.runs, await replayRuns(read.runs, detection));
+  if (args.json) io.out(JSON.stringify({ cases, summary }));
+  else printTable(io, cases, summary);
   return 0;
 }

@@ -1,8 +1,12 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
 import type { SpanShape } from '../span-shape.js';
-import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest } from './otlp-model.js';
+import { rejectSpan } from './otlp-model.js';
+import type { OtlpResourceSpans, OtlpScopeSpans, OtlpSpan, OtlpTraceRequest, SpanRejections } from './otlp-model.js';
+import type { KeyValueCap } from './key-caps.js';
+import type { SpanEdits } from './otlp-encode.js';
 import { OtlpSpanAdapter } from './span-adapter.js';
+import { TimeSlicer } from './time-slicer.js';
 
 /**
  * What the collector needs from the detection engine: the span-processor hooks
@@ -16,21 +20,22 @@ export interface SpanAnnotator {
   /** The run's current verdict as JSON-serialisable data, or undefined for an unknown run. */
   verdict(runKey: string): unknown;
   shutdown?(): Promise<void>;
-  /** The engine's eviction count (tracked-run cap, idle TTL), shown as `loopguard_collector_runs_evicted_total`. */
-  readonly engine?: { readonly evictions: number };
+  /**
+   * The engine's eviction count (tracked-run cap, idle TTL), shown as
+   * `loopguard_collector_runs_evicted_total`, and its idle-run sweep, which the
+   * collector runs on a timer so idle runs are released without new traffic.
+   */
+  readonly engine?: { readonly evictions: number; sweep?(): void };
 }
 
-export interface AnnotateOutcome {
+export interface AnnotateOutcome extends SpanRejections {
   /** The request minus rejected spans (and minus scope/resource groups left empty). */
   accepted: OtlpTraceRequest;
   acceptedSpans: number;
-  rejectedSpans: number;
-  /** Why spans were rejected, for the partial-success message; capped in length. */
-  rejectionMessages: string[];
   detectionErrors: number;
+  /** What detection did to each accepted span, for forwarding received bytes plus appended fields. */
+  edits: SpanEdits;
 }
-
-const MAX_REJECTION_MESSAGES = 5;
 
 function isValidId(id: Uint8Array | undefined, length: number): boolean {
   return id !== undefined && id.length === length && id.some((b) => b !== 0);
@@ -50,32 +55,34 @@ export function spanIdProblem(span: OtlpSpan): string | undefined {
 /**
  * Runs every valid span of a request through the annotator in arrival order
  * (resource spans in request order, spans in their order) and returns what is
- * to be forwarded. Detection failing on a span never loses the span: the error
- * is counted and reported, and the span is forwarded as far as it was annotated.
+ * to be forwarded, yielding to the event loop every few milliseconds. Detection
+ * failing on a span never loses the span: the error is counted and reported,
+ * and the span is forwarded as far as it was annotated. `rejected` carries the
+ * spans already refused while decoding.
  */
-export function annotateRequest(
+export async function annotateRequest(
   request: OtlpTraceRequest,
   annotator: SpanAnnotator,
   onDetectionError: (err: unknown) => void,
-): AnnotateOutcome {
-  const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, rejectedSpans: 0, rejectionMessages: [], detectionErrors: 0 };
+  rejected: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] },
+  keyCap?: KeyValueCap,
+): Promise<AnnotateOutcome> {
+  const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, edits: new WeakMap(), rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
   const acceptedResources: OtlpResourceSpans[] = [];
-  (request.resourceSpans ?? []).forEach((rs, ri) => {
+  const slicer = new TimeSlicer();
+  for (const [ri, rs] of (request.resourceSpans ?? []).entries()) {
     const acceptedScopes: OtlpScopeSpans[] = [];
-    (rs.scopeSpans ?? []).forEach((ss, si) => {
+    for (const [si, ss] of (rs.scopeSpans ?? []).entries()) {
       const kept: OtlpSpan[] = [];
-      (ss.spans ?? []).forEach((span, pi) => {
+      for (const [pi, span] of (ss.spans ?? []).entries()) {
         const problem = spanIdProblem(span);
         if (problem) {
-          outcome.rejectedSpans++;
-          if (outcome.rejectionMessages.length < MAX_REJECTION_MESSAGES) {
-            outcome.rejectionMessages.push(`resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]: ${problem}`);
-          }
-          return;
+          rejectSpan(outcome, `resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]`, problem);
+          continue;
         }
         kept.push(span);
         outcome.acceptedSpans++;
-        const shape = new OtlpSpanAdapter(span, rs.resource, ss.scope);
+        const shape = new OtlpSpanAdapter(span, rs.resource, ss.scope, keyCap);
         try {
           annotator.onStart(shape, ROOT_CONTEXT);
           annotator.onEnding?.(shape);
@@ -84,11 +91,13 @@ export function annotateRequest(
           outcome.detectionErrors++;
           onDetectionError(err);
         }
-      });
+        outcome.edits.set(span, shape.edit());
+        await slicer.step();
+      }
       if (kept.length > 0) acceptedScopes.push({ ...ss, spans: kept });
-    });
+    }
     if (acceptedScopes.length > 0) acceptedResources.push({ ...rs, scopeSpans: acceptedScopes });
-  });
+  }
   if (acceptedResources.length > 0) outcome.accepted.resourceSpans = acceptedResources;
   return outcome;
 }

@@ -4,13 +4,16 @@ import { describeProblem } from '../option-problems.js';
 import { LoopGuardConfigError, resolveDetectionOptions } from '../options.js';
 import type { DetectionOptions } from '../options.js';
 import type { ForwardCompression, ForwardProtocol } from './forwarder.js';
+import { MAX_ANY_VALUE_DEPTH_LIMIT } from './otlp-schema.js';
 
 /** The collector's configuration, every field resolved (see docs/collector.md). */
 export interface CollectorConfig {
   listen: { host: string; port: number };
   /** Largest accepted request body, compressed and after gunzip alike. */
   maxBodyBytes: number;
-  queue: { maxSpans: number; retryAfterSeconds: number };
+  queue: { maxSpans: number; maxBytes: number; directory: string | undefined; retryAfterSeconds: number };
+  limits: { maxInFlightBytes: number; maxAnyValueDepth: number; maxValuesPerSpan: number; maxKeyLength: number; maxSeriesPerMetric: number };
+  server: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   batch: { maxSpans: number; intervalMs: number };
   forward: {
     endpoint: string | undefined;
@@ -18,6 +21,7 @@ export interface CollectorConfig {
     compression: ForwardCompression;
     headers: Record<string, string>;
     timeoutMs: number;
+    maxConcurrentBatches: number;
     retry: { initialBackoffMs: number; maxBackoffMs: number; maxAttempts: number };
   };
   auth: { token: string | undefined };
@@ -60,6 +64,18 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'listen.port', type: int(0, 65535), default: 4318, env: `${ENV}PORT` },
   { path: 'maxBodyBytes', type: int(1), default: 16 * 1024 * 1024, env: `${ENV}MAX_BODY_BYTES` },
   { path: 'queue.maxSpans', type: int(1), default: 20_000, env: `${ENV}QUEUE_MAX_SPANS` },
+  { path: 'queue.maxBytes', type: int(1), default: 64 * 1024 * 1024, env: `${ENV}QUEUE_MAX_BYTES` },
+  { path: 'queue.directory', type: { kind: 'string', optional: true }, default: undefined, env: `${ENV}QUEUE_DIRECTORY` },
+  { path: 'limits.maxInFlightBytes', type: int(1), default: 64 * 1024 * 1024, env: `${ENV}MAX_IN_FLIGHT_BYTES` },
+  { path: 'limits.maxAnyValueDepth', type: int(1, MAX_ANY_VALUE_DEPTH_LIMIT), default: 128, env: `${ENV}MAX_ANY_VALUE_DEPTH` },
+  { path: 'limits.maxValuesPerSpan', type: int(1), default: 10_000, env: `${ENV}MAX_VALUES_PER_SPAN` },
+  { path: 'limits.maxKeyLength', type: int(64, 65_536), default: 256, env: `${ENV}MAX_KEY_LENGTH` },
+  { path: 'limits.maxSeriesPerMetric', type: int(10, 1_000_000), default: 2000, env: `${ENV}MAX_SERIES_PER_METRIC` },
+  { path: 'server.headersTimeoutMs', type: int(1, 600_000), default: 10_000, env: `${ENV}HEADERS_TIMEOUT_MS` },
+  { path: 'server.requestTimeoutMs', type: int(1, 3_600_000), default: 60_000, env: `${ENV}REQUEST_TIMEOUT_MS` },
+  { path: 'server.idleTimeoutMs', type: int(1, 3_600_000), default: 15_000, env: `${ENV}IDLE_TIMEOUT_MS` },
+  { path: 'server.keepAliveTimeoutMs', type: int(1, 600_000), default: 5_000, env: `${ENV}KEEP_ALIVE_TIMEOUT_MS` },
+  { path: 'server.maxConnections', type: int(1), default: 1024, env: `${ENV}MAX_CONNECTIONS` },
   { path: 'queue.retryAfterSeconds', type: int(1, 3600), default: 2, env: `${ENV}QUEUE_RETRY_AFTER_SECONDS` },
   { path: 'batch.maxSpans', type: int(1), default: 512, env: `${ENV}BATCH_MAX_SPANS` },
   { path: 'batch.intervalMs', type: int(0, 60_000), default: 500, env: `${ENV}BATCH_INTERVAL_MS` },
@@ -68,6 +84,7 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'forward.compression', type: { kind: 'enum', values: ['none', 'gzip'] }, default: 'none', env: `${ENV}FORWARD_COMPRESSION` },
   { path: 'forward.headers', type: { kind: 'headers' }, default: {}, env: `${ENV}FORWARD_HEADERS` },
   { path: 'forward.timeoutMs', type: int(1, 600_000), default: 10_000, env: `${ENV}FORWARD_TIMEOUT_MS` },
+  { path: 'forward.maxConcurrentBatches', type: int(1, 64), default: 1, env: `${ENV}FORWARD_MAX_CONCURRENT_BATCHES` },
   { path: 'forward.retry.initialBackoffMs', type: int(1, 600_000), default: 500, env: `${ENV}FORWARD_RETRY_INITIAL_BACKOFF_MS` },
   { path: 'forward.retry.maxBackoffMs', type: int(1, 600_000), default: 30_000, env: `${ENV}FORWARD_RETRY_MAX_BACKOFF_MS` },
   { path: 'forward.retry.maxAttempts', type: int(0), default: 0, env: `${ENV}FORWARD_RETRY_MAX_ATTEMPTS` },
@@ -75,7 +92,7 @@ export const COLLECTOR_CONFIG_FIELDS: readonly FieldSpec[] = [
   { path: 'shutdown.timeoutMs', type: int(0, 600_000), default: 10_000, env: `${ENV}SHUTDOWN_TIMEOUT_MS` },
 ];
 
-const SECTIONS = new Set(['listen', 'queue', 'batch', 'forward', 'forward.retry', 'auth', 'shutdown']);
+const SECTIONS = new Set(['listen', 'queue', 'limits', 'server', 'batch', 'forward', 'forward.retry', 'auth', 'shutdown']);
 const DETECTION_ENV = `${ENV}DETECTION`;
 /** `host:port` in one variable; LOOPGUARD_COLLECTOR_HOST / _PORT override its parts. */
 const LISTEN_ENV = `${ENV}LISTEN`;

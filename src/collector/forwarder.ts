@@ -1,8 +1,12 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { OtlpResourceSpans, OtlpTraceRequest, OtlpTraceResponse } from './otlp-model.js';
+import { encodeChunk } from './otlp-encode.js';
+import type { SpanEdits, WireBytes } from './otlp-encode.js';
+import type { OtlpResourceSpans, OtlpTraceRequest, OtlpTraceResponse, SpanRejections } from './otlp-model.js';
 import { decodeTraceResponseJson, encodeTraceRequestJson } from './otlp-json.js';
-import { decodeTraceResponseProto, encodeTraceRequestProto } from './otlp-protobuf.js';
+import { decodeTraceRequestProto, decodeTraceResponseProto } from './otlp-protobuf.js';
+import type { FileQueueStore } from './queue-store.js';
+import { TimeSlicer } from './time-slicer.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -25,19 +29,31 @@ export interface ForwarderOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   maxQueueSpans: number;
+  /** Encoded protobuf bytes the queue may hold. */
+  maxQueueBytes: number;
   maxBatchSpans: number;
   /** Longest a span waits for its batch to fill before the batch is sent anyway. */
   batchIntervalMs: number;
+  /** Batches in flight at once; 1 keeps spans leaving in arrival order. */
+  maxConcurrentBatches: number;
   retry: RetryOptions;
+  /** Keeps the queue on disk so a restart delivers what was acknowledged but not yet forwarded. */
+  store?: FileQueueStore | undefined;
   onForwarded: (spans: number) => void;
   onDropped: (spans: number, reason: string) => void;
   log: (message: string) => void;
 }
 
-interface QueuedChunk {
-  resourceSpans: OtlpResourceSpans[];
+/** Spans ready for the queue: an encoded ExportTraceServiceRequest (protobuf) and how many spans it holds. */
+export interface EncodedChunk {
+  body: Uint8Array;
   spans: number;
+}
+
+interface QueuedChunk extends EncodedChunk {
   enqueuedAt: number;
+  /** Its file in the persistent store, if any. */
+  storeId: number | undefined;
 }
 
 /** HTTP statuses the OTLP specification lists as retryable. */
@@ -47,18 +63,26 @@ const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 class StoppedError extends Error {}
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or early when `wake` fires; rejects (StoppedError) when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal, wake: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new StoppedError('stopped'));
-    const onAbort = (): void => {
+    const cleanup = (): void => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      wake.removeEventListener('abort', onWake);
+    };
+    const onAbort = (): void => {
+      cleanup();
       reject(new StoppedError('stopped'));
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+    const onWake = (): void => {
+      cleanup();
       resolve();
-    }, ms);
+    };
+    const timer = setTimeout(onWake, ms);
     signal.addEventListener('abort', onAbort, { once: true });
+    wake.addEventListener('abort', onWake, { once: true });
   });
 }
 
@@ -110,6 +134,32 @@ export function splitIntoChunks(request: OtlpTraceRequest, max: number): { resou
 }
 
 /**
+ * Encodes accepted spans for the queue in chunks of at most `maxBatchSpans`.
+ * Encoding here, in the request that brought the spans, means whatever is
+ * acknowledged is known to be forwardable: a batch is then the concatenation
+ * of its chunks (concatenated protobuf messages merge, so the repeated
+ * `resourceSpans` simply add up) and one sender's odd data can never make
+ * another sender's batch fail. A chunk that does not encode as a whole is
+ * encoded span by span, and only the spans that fail are refused.
+ */
+export async function encodeForQueue(
+  request: OtlpTraceRequest,
+  maxBatchSpans: number,
+  wire: WireBytes = new WeakMap(),
+  edits: SpanEdits = new WeakMap(),
+): Promise<{ chunks: EncodedChunk[]; refused: SpanRejections }> {
+  const refused: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
+  const chunks: EncodedChunk[] = [];
+  const slicer = new TimeSlicer(10, 1);
+  for (const chunk of splitIntoChunks(request, maxBatchSpans)) {
+    await slicer.step();
+    const encoded = encodeChunk(chunk.resourceSpans, wire, edits, refused);
+    if (encoded.spans > 0) chunks.push(encoded);
+  }
+  return { chunks, refused };
+}
+
+/**
  * The bounded queue between the receiver and the forward endpoint. One batch is
  * in flight at a time, so spans leave in the order they arrived. Transient
  * failures (429/502/503/504, connection errors, timeouts) are retried with
@@ -119,11 +169,19 @@ export function splitIntoChunks(request: OtlpTraceRequest, max: number): { resou
 export class Forwarder {
   private readonly queue: QueuedChunk[] = [];
   private queued = 0;
-  private running = false;
+  private queuedBytes = 0;
+  /** Spans queued and not yet taken into a batch (queued counts those in flight too). */
+  private pending = 0;
+  /** Body bytes of requests admitted and not yet queued (see `admit`). */
+  private admittedBytes = 0;
+  /** Batches being sent, each by its own worker. */
+  private readonly workers = new Set<Promise<void>>();
   private draining = false;
   private readonly stop = new AbortController();
-  private wake: (() => void) | undefined;
-  private idle: Promise<void> = Promise.resolve();
+  /** Aborted when the drain starts: cuts retry backoffs short. */
+  private readonly drainStarted = new AbortController();
+  /** Workers waiting for a batch to fill; woken when it does, or when the drain starts. */
+  private readonly wakers = new Set<() => void>();
 
   constructor(private readonly options: ForwarderOptions) {}
 
@@ -131,96 +189,168 @@ export class Forwarder {
     return this.queued;
   }
 
+  get queueBytes(): number {
+    return this.queuedBytes;
+  }
+
   get enabled(): boolean {
     return this.options.endpoint !== undefined;
   }
 
   /**
-   * Whether `spans` more fit. An empty queue takes any request, so a request
-   * bigger than the whole queue is not refused forever.
+   * Admits a request of `incomingBytes` (its body size: about its encoded size
+   * for protobuf, more than it for JSON) if the queue has room for it, counting
+   * the requests admitted before it and not yet queued; decided before the body
+   * is read, and never revisited, so a request admitted is queued whole and
+   * detection never sees spans the sender will send again. An empty queue
+   * admits anything, so a request bigger than the whole queue is not refused
+   * forever. Release the bytes with `release` once the request is queued or
+   * failed. The queue can exceed its bounds by what was admitted at once
+   * (bounded by limits.maxInFlightBytes and the JSON-to-protobuf size ratio).
    */
-  canAccept(spans: number): boolean {
-    return !this.enabled || this.queued === 0 || this.queued + spans <= this.options.maxQueueSpans;
+  admit(incomingBytes: number): boolean {
+    if (this.enabled && (this.queued > 0 || this.admittedBytes > 0)) {
+      if (this.queued >= this.options.maxQueueSpans) return false;
+      if (this.queuedBytes + this.admittedBytes + incomingBytes > this.options.maxQueueBytes) return false;
+    }
+    this.admittedBytes += incomingBytes;
+    return true;
   }
 
-  enqueue(request: OtlpTraceRequest): void {
+  release(admittedBytes: number): void {
+    this.admittedBytes -= admittedBytes;
+  }
+
+  /** Queues chunks (on disk first, when the queue is persistent): once this resolves, the spans may be acknowledged. */
+  async enqueue(chunks: readonly EncodedChunk[]): Promise<void> {
     if (!this.enabled || this.stop.signal.aborted) return;
+    const store = this.options.store;
+    const storeIds = store ? await Promise.all(chunks.map((c) => store.write(c.body, c.spans))) : [];
     const now = Date.now();
-    for (const chunk of splitIntoChunks(request, this.options.maxBatchSpans)) {
-      this.queue.push({ ...chunk, enqueuedAt: now });
-      this.queued += chunk.spans;
-    }
-    if (this.queued >= this.options.maxBatchSpans) this.wake?.();
+    chunks.forEach((chunk, i) => this.push({ ...chunk, enqueuedAt: now, storeId: storeIds[i] }));
+    if (this.pending >= this.options.maxBatchSpans) this.wakeAll();
     this.start();
   }
 
+  /** Queues what a previous process left in the persistent store, ahead of anything new. */
+  restore(): number {
+    const store = this.options.store;
+    if (!store || !this.enabled) return 0;
+    let spans = 0;
+    for (const chunk of store.load()) {
+      this.push({ body: chunk.body, spans: chunk.spans, enqueuedAt: 0, storeId: chunk.id });
+      spans += chunk.spans;
+    }
+    this.start();
+    return spans;
+  }
+
+  private push(chunk: QueuedChunk): void {
+    this.queue.push(chunk);
+    this.pending += chunk.spans;
+    this.queued += chunk.spans;
+    this.queuedBytes += chunk.body.length;
+  }
+
   /**
-   * Sends everything still queued, without waiting for batches to fill, for at
-   * most `timeoutMs`; what is left then is dropped and counted.
+   * Sends everything still queued, without waiting for batches to fill and
+   * cutting retry backoffs short, for at most `timeoutMs`. What is left then
+   * (the batch in flight included, since its delivery was not acknowledged)
+   * stays in the persistent store for the next start, or without one is
+   * dropped and counted.
    */
   async drain(timeoutMs: number): Promise<void> {
     this.draining = true;
-    this.wake?.();
+    this.drainStarted.abort();
+    this.wakeAll();
     this.start();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
-    const result = await Promise.race([this.idle.then(() => 'done' as const), deadline]);
+    await Promise.race([this.idle(), deadline]);
     clearTimeout(timer);
-    if (result === 'timeout') {
-      this.stop.abort();
-      await this.idle;
-    }
     this.stop.abort();
-    if (this.queued > 0) {
+    await this.idle();
+    if (this.queued === 0) return;
+    if (this.options.store) {
+      this.options.log(`${this.queued} acknowledged spans not yet forwarded stay in the persistent queue for the next start`);
+    } else {
       this.options.onDropped(this.queued, 'drain timed out');
       this.options.log(`dropped ${this.queued} queued spans: drain timed out after ${timeoutMs} ms`);
-      this.queue.length = 0;
-      this.queued = 0;
+    }
+    this.queue.length = 0;
+    this.pending = 0;
+    this.queued = 0;
+    this.queuedBytes = 0;
+  }
+
+  private wakeAll(): void {
+    for (const wake of this.wakers) wake();
+  }
+
+  /** Resolves when no worker is left (workers end when the queue is empty or the forwarder stopped). */
+  private async idle(): Promise<void> {
+    while (this.workers.size > 0) await Promise.all(this.workers);
+  }
+
+  /** Starts workers, up to `maxConcurrentBatches`, while there is something to send. */
+  private start(): void {
+    while (this.workers.size < this.options.maxConcurrentBatches && this.queue.length > this.workers.size && !this.stop.signal.aborted) {
+      const worker: Promise<void> = this.work().finally(() => this.workers.delete(worker));
+      this.workers.add(worker);
     }
   }
 
-  private start(): void {
-    if (this.running || this.queue.length === 0) return;
-    this.running = true;
-    this.idle = this.run().finally(() => {
-      this.running = false;
-    });
-  }
-
-  private async run(): Promise<void> {
+  private async work(): Promise<void> {
     while (this.queue.length > 0 && !this.stop.signal.aborted) {
       await this.waitForBatch();
+      if (this.queue.length === 0) return; // another worker took it
       const batch = this.takeBatch();
+      let settled: boolean;
       try {
-        await this.sendWithRetry(batch);
+        settled = await this.sendWithRetry(batch);
       } catch (err) {
-        if (err instanceof StoppedError) return;
-        // A bug, not an outage: the batch is counted as dropped (in sendWithRetry) and the queue keeps moving.
+        // A bug, not an outage: the batch is counted as dropped and the queue keeps moving.
         this.options.log(`forwarding a batch failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        this.options.onDropped(batch.reduce((n, c) => n + c.spans, 0), 'internal error');
+        settled = true;
       }
+      // Unsettled (stopped while in flight): its spans stay counted, and stored, for drain() to account for.
+      if (settled) await this.settle(batch);
+    }
+  }
+
+  private async settle(batch: QueuedChunk[]): Promise<void> {
+    for (const c of batch) {
+      this.queued -= c.spans;
+      this.queuedBytes -= c.body.length;
+    }
+    const store = this.options.store;
+    if (!store) return;
+    for (const c of batch) {
+      if (c.storeId === undefined) continue;
+      await store.remove(c.storeId, c.spans).catch((err: unknown) => this.options.log(`could not remove a forwarded chunk from the persistent queue: ${String(err)}`));
     }
   }
 
   private waitForBatch(): Promise<void> {
     const oldest = this.queue[0];
-    if (this.draining || !oldest || this.queued >= this.options.maxBatchSpans) return Promise.resolve();
+    if (this.draining || !oldest || this.pending >= this.options.maxBatchSpans) return Promise.resolve();
     const wait = oldest.enqueuedAt + this.options.batchIntervalMs - Date.now();
     if (wait <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, wait);
-      function done(): void {
+      const wake = (): void => {
         clearTimeout(timer);
+        this.wakers.delete(wake);
         resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
       };
+      const timer = setTimeout(wake, wait);
+      this.wakers.add(wake);
     });
   }
 
+  /** Takes the chunks at the head of the queue that make the next batch; their spans stay counted until settled. */
   private takeBatch(): QueuedChunk[] {
     const batch: QueuedChunk[] = [];
     let spans = 0;
@@ -231,51 +361,54 @@ export class Forwarder {
       spans += next.spans;
       this.queue.shift();
     }
+    this.pending -= spans;
     return batch;
   }
 
-  private async sendWithRetry(batch: QueuedChunk[]): Promise<void> {
+  /** Delivers a batch; true when it is settled (acknowledged or given up on), false when stopped before that. */
+  private async sendWithRetry(batch: QueuedChunk[]): Promise<boolean> {
     const spans = batch.reduce((n, c) => n + c.spans, 0);
     const { initialBackoffMs, maxBackoffMs, maxAttempts } = this.options.retry;
-    try {
-      const body = await this.encode({ resourceSpans: batch.flatMap((c) => c.resourceSpans) });
-      for (let attempt = 1; ; attempt++) {
-        const result = await this.post(body);
-        if (result.kind === 'ok') {
-          const rejected = Math.min(spans, result.rejected);
-          if (rejected > 0) {
-            this.options.onDropped(rejected, 'rejected by forward endpoint');
-            this.options.log(`forward endpoint rejected ${rejected} of ${spans} spans: ${result.message}`);
-          }
-          this.options.onForwarded(spans - rejected);
-          return;
-        }
-        if (result.kind === 'fatal' || (maxAttempts > 0 && attempt >= maxAttempts)) {
-          const why = result.kind === 'fatal' ? result.message : `${result.message}; gave up after ${attempt} attempts`;
-          this.options.onDropped(spans, why);
-          this.options.log(`dropped ${spans} spans: ${why}`);
-          return;
-        }
-        const backoff = Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-        const delay = result.retryAfterMs ?? backoff;
-        this.options.log(`forward attempt ${attempt} failed (${result.message}); retrying in ${Math.round(delay)} ms`);
-        await sleep(delay, this.stop.signal);
+    const body = await this.encode(batch);
+    for (let attempt = 1; ; attempt++) {
+      let result: Awaited<ReturnType<Forwarder['post']>>;
+      try {
+        result = await this.post(body);
+      } catch (err) {
+        if (err instanceof StoppedError) return false;
+        throw err;
       }
-    } catch (err) {
-      if (err instanceof StoppedError) {
-        this.options.onDropped(spans, 'drain timed out');
-        this.options.log(`dropped ${spans} in-flight spans: drain timed out`);
-      } else {
-        this.options.onDropped(spans, 'internal error');
+      if (result.kind === 'ok') {
+        const rejected = Math.min(spans, result.rejected);
+        if (rejected > 0) {
+          this.options.onDropped(rejected, 'rejected by forward endpoint');
+          this.options.log(`forward endpoint rejected ${rejected} of ${spans} spans: ${result.message}`);
+        }
+        this.options.onForwarded(spans - rejected);
+        return true;
       }
-      throw err;
-    } finally {
-      this.queued -= spans;
+      if (result.kind === 'fatal' || (maxAttempts > 0 && attempt >= maxAttempts)) {
+        const why = result.kind === 'fatal' ? result.message : `${result.message}; gave up after ${attempt} attempts`;
+        this.options.onDropped(spans, why);
+        this.options.log(`dropped ${spans} spans: ${why}`);
+        return true;
+      }
+      const backoff = Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+      // While draining, keep trying at the initial pace: the budget, not the backoff, ends the attempts.
+      const delay = this.draining ? Math.min(initialBackoffMs, result.retryAfterMs ?? initialBackoffMs) : (result.retryAfterMs ?? backoff);
+      this.options.log(`forward attempt ${attempt} failed (${result.message}); retrying in ${Math.round(delay)} ms`);
+      try {
+        await sleep(delay, this.stop.signal, this.drainStarted.signal);
+      } catch (err) {
+        if (err instanceof StoppedError) return false;
+        throw err;
+      }
     }
   }
 
-  private async encode(request: OtlpTraceRequest): Promise<Uint8Array> {
-    const raw = this.options.protocol === 'http/json' ? Buffer.from(encodeTraceRequestJson(request)) : encodeTraceRequestProto(request);
+  private async encode(batch: readonly QueuedChunk[]): Promise<Uint8Array> {
+    const proto = batch.length === 1 ? batch[0]!.body : Buffer.concat(batch.map((c) => c.body));
+    const raw = this.options.protocol === 'http/json' ? Buffer.from(encodeTraceRequestJson(decodeTraceRequestProto(proto))) : proto;
     return this.options.compression === 'gzip' ? gzip(raw) : raw;
   }
 

@@ -27,6 +27,8 @@ class PullReader extends MetricReader {
 }
 
 export interface CollectorMetricsSources {
+  /** Series per metric; label sets beyond it are counted in one series labelled `otel_metric_overflow="true"`. */
+  maxSeriesPerMetric?: number;
   queueSize: () => number;
   /** Runs the detection engine evicted so far (cap or idle TTL), when it reports them. */
   runsEvicted?: () => number;
@@ -40,7 +42,7 @@ export interface CollectorMetricsSources {
 export class CollectorMetrics {
   /** Handed to the detection engine, whose instruments then show on /metrics too. */
   readonly provider: MeterProvider;
-  private readonly reader = new PullReader();
+  private readonly reader: PullReader;
   readonly spansReceived: Counter;
   readonly spansForwarded: Counter;
   readonly spansDropped: Counter;
@@ -48,6 +50,8 @@ export class CollectorMetrics {
   readonly detectionErrors: Counter;
 
   constructor(sources: CollectorMetricsSources) {
+    const limit = sources.maxSeriesPerMetric;
+    this.reader = new PullReader(limit === undefined ? {} : { cardinalitySelector: () => limit });
     this.provider = new MeterProvider({ readers: [this.reader] });
     const meter = this.provider.getMeter('loopguard-collector');
     this.spansReceived = meter.createCounter(COLLECTOR_METRICS.spansReceived, {

@@ -1,8 +1,9 @@
 import protobuf from 'protobufjs';
 import type { Type } from 'protobufjs';
-import { ExportTraceServiceRequestType, ExportTraceServiceResponseType, HEX_BYTES_FIELDS, RpcStatusType } from './otlp-schema.js';
-import { OtlpDecodeError } from './otlp-model.js';
-import type { OtlpTraceRequest, OtlpTraceResponse, RpcStatus } from './otlp-model.js';
+import { AnyValueType, ExportTraceServiceRequestType, ExportTraceServiceResponseType, HEX_BYTES_FIELDS, RpcStatusType, SpanType } from './otlp-schema.js';
+import { decodeProblem, OtlpDecodeError, rejectSpan, shortPath } from './otlp-model.js';
+import type { DecodedTraceRequest, OtlpTraceRequest, OtlpTraceResponse, RpcStatus, SpanRejections } from './otlp-model.js';
+import type { SpanLimits } from './otlp-wire.js';
 
 /**
  * OTLP/JSON ("JSON Protobuf Encoding" of the OTLP specification), driven by the
@@ -14,7 +15,6 @@ import type { OtlpTraceRequest, OtlpTraceResponse, RpcStatus } from './otlp-mode
 
 const INT64_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const INT32_TYPES = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
-const UNSIGNED_TYPES = new Set(['uint32', 'fixed32', 'uint64', 'fixed64']);
 const INT64_JSON_KEYS = ['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'intValue', 'rejectedSpans'];
 
 const snakeCase = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -40,7 +40,7 @@ function describe(value: unknown): string {
 }
 
 function fail(path: string, expected: string, got: unknown): never {
-  throw new OtlpDecodeError(`${path || 'body'}: expected ${expected}, got ${describe(got)}`);
+  throw new OtlpDecodeError(`${shortPath(path) || 'body'}: expected ${expected}, got ${describe(got)}`);
 }
 
 function decodeHex(path: string, value: string): Uint8Array {
@@ -53,17 +53,28 @@ function decodeBase64(path: string, value: string): Uint8Array {
   return Buffer.from(value, 'base64');
 }
 
+const INT_RANGES: Record<string, [bigint, bigint]> = {
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sint64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+  fixed64: [0n, 2n ** 64n - 1n],
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sint32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  fixed32: [0n, 2n ** 32n - 1n],
+};
+
+/** Integers as numbers or decimal strings, refused outside their protobuf type's range (never wrapped). */
 function decodeInteger(path: string, value: unknown, type: string): string | number {
-  let text: string;
-  if (typeof value === 'number' && Number.isInteger(value)) text = value.toFixed(0);
-  else if (typeof value === 'string' && /^-?\d+$/.test(value)) text = value;
+  let n: bigint;
+  if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value);
+  else if (typeof value === 'string' && /^-?\d{1,40}$/.test(value)) n = BigInt(value);
   else return fail(path, `an integer (${type}, as a number or a decimal string)`, value);
-  if (UNSIGNED_TYPES.has(type) && text.startsWith('-')) fail(path, `a non-negative integer (${type})`, value);
-  // BigInt only to canonicalise odd spellings ("007", "-0"); the common case is already canonical.
-  if (INT64_TYPES.has(type)) return /^(?:0|-?[1-9]\d*)$/.test(text) ? text : BigInt(text).toString();
-  const n = Number(text);
-  if (UNSIGNED_TYPES.has(type) ? n > 0xffffffff : n < -0x80000000 || n > 0x7fffffff) fail(path, `a ${type} in range`, value);
-  return n;
+  const [min, max] = INT_RANGES[type]!;
+  if (n < min || n > max) fail(path, `an integer in the range of ${type} (${min} to ${max})`, value);
+  return INT64_TYPES.has(type) ? n.toString() : Number(n);
 }
 
 function decodeDouble(path: string, value: unknown): number {
@@ -75,14 +86,27 @@ function decodeDouble(path: string, value: unknown): number {
   return fail(path, 'a number', value);
 }
 
-function decodeScalar(path: string, field: protobuf.Field, value: unknown): unknown {
+/**
+ * How a decode goes: the AnyValue nesting allowed and reached so far, and
+ * where refused spans are counted (absent: any error refuses the whole body).
+ */
+interface DecodeContext {
+  maxAnyValueDepth: number;
+  anyDepth: number;
+  /** AnyValues the current span may still hold (limits.maxValuesPerSpan). */
+  valuesLeft: number;
+  maxValuesPerSpan: number;
+  rejections: SpanRejections | undefined;
+}
+
+function decodeScalar(path: string, field: protobuf.Field, value: unknown, ctx: DecodeContext): unknown {
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Enum) {
     if (typeof value === 'number' && Number.isInteger(value)) return value;
     if (typeof value === 'string' && value in resolved.values) return resolved.values[value];
     return fail(path, `an integer or a name of enum ${resolved.name}`, value);
   }
-  if (resolved instanceof protobuf.Type) return decodeMessage(path, resolved, value);
+  if (resolved instanceof protobuf.Type) return decodeMessage(path, resolved, value, ctx);
   const type = field.type;
   if (type === 'string') return typeof value === 'string' ? value : fail(path, 'a string', value);
   if (type === 'bool') return typeof value === 'boolean' ? value : fail(path, 'a boolean', value);
@@ -106,9 +130,40 @@ function planOf(type: Type): { field: protobuf.Field; snake: string }[] {
   return plan;
 }
 
-function decodeMessage(path: string, type: Type, value: unknown): Record<string, unknown> {
+function decodeMessage(path: string, type: Type, value: unknown, ctx: DecodeContext): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail(path, `an object (${type.name})`, value);
-  const input = value as Record<string, unknown>;
+  if (type === AnyValueType) {
+    if (ctx.anyDepth >= ctx.maxAnyValueDepth) throw new OtlpDecodeError(`${shortPath(path)}: attribute value nested deeper than ${ctx.maxAnyValueDepth} levels`);
+    if (--ctx.valuesLeft < 0) throw new OtlpDecodeError(`${shortPath(path)}: more than ${ctx.maxValuesPerSpan} attribute values in one span`);
+    ctx.anyDepth++;
+    try {
+      return decodeFields(path, type, value as Record<string, unknown>, ctx);
+    } finally {
+      ctx.anyDepth--;
+    }
+  }
+  return decodeFields(path, type, value as Record<string, unknown>, ctx);
+}
+
+/** A span that fails to decode is refused alone when the context counts rejections. */
+function decodeSpans(path: string, field: protobuf.Field, items: unknown[], ctx: DecodeContext): unknown[] {
+  const rejections = ctx.rejections;
+  if (!rejections) return items.map((item, i) => decodeScalar(`${path}[${i}]`, field, item, ctx));
+  const kept: unknown[] = [];
+  items.forEach((item, i) => {
+    const spanPath = `${path}[${i}]`;
+    ctx.valuesLeft = ctx.maxValuesPerSpan;
+    try {
+      kept.push(decodeScalar(spanPath, field, item, ctx));
+    } catch (err) {
+      const problem = err instanceof OtlpDecodeError && err.message.startsWith(spanPath) ? err.message.slice(spanPath.length).replace(/^[.:]\s*/, '') : decodeProblem(err);
+      rejectSpan(rejections, spanPath, problem);
+    }
+  });
+  return kept;
+}
+
+function decodeFields(path: string, type: Type, input: Record<string, unknown>, ctx: DecodeContext): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const { field, snake } of planOf(type)) {
     const key = input[field.name] !== undefined ? field.name : snake;
@@ -117,9 +172,10 @@ function decodeMessage(path: string, type: Type, value: unknown): Record<string,
     const fieldPath = path ? `${path}.${key}` : key;
     if (field.repeated) {
       if (!Array.isArray(raw)) fail(fieldPath, 'an array', raw);
-      if (raw.length > 0) out[field.name] = raw.map((item, i) => decodeScalar(`${fieldPath}[${i}]`, field, item));
+      const items = field.resolvedType === SpanType ? decodeSpans(fieldPath, field, raw, ctx) : raw.map((item, i) => decodeScalar(`${fieldPath}[${i}]`, field, item, ctx));
+      if (items.length > 0) out[field.name] = items;
     } else {
-      const value = decodeScalar(fieldPath, field, raw);
+      const value = decodeScalar(fieldPath, field, raw, ctx);
       // proto3: a plain field holding its default is the same as an absent one; dropping it makes a message
       // decode to the same model from JSON as from protobuf. Oneof members keep their presence.
       if (field.partOf || !isProto3Default(value)) out[field.name] = value;
@@ -140,10 +196,32 @@ function parseJson(text: string): unknown {
   }
 }
 
-function decodeBody<T>(type: Type, body: Uint8Array | string): T {
+function decodeBody<T>(
+  type: Type,
+  body: Uint8Array | string,
+  ctx: DecodeContext = { maxAnyValueDepth: Infinity, anyDepth: 0, valuesLeft: Infinity, maxValuesPerSpan: Infinity, rejections: undefined },
+): T {
   // TextDecoder drops a UTF-8 byte-order mark, which some HTTP clients prepend to JSON.
   const text = typeof body === 'string' ? body.replace(/^\uFEFF/, '') : new TextDecoder('utf-8', { fatal: false }).decode(body);
-  return decodeMessage('', type, parseJson(text)) as T;
+  try {
+    return decodeMessage('', type, parseJson(text), ctx) as T;
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw err;
+    throw new OtlpDecodeError(`invalid ${type.name}: ${decodeProblem(err)}`);
+  }
+}
+
+/**
+ * Decodes an OTLP/JSON ExportTraceServiceRequest span by span: a span with a
+ * field of the wrong type, an out-of-range integer or attribute values nested
+ * deeper than `maxAnyValueDepth` is refused alone; errors outside spans refuse
+ * the whole request (OtlpDecodeError).
+ */
+export function decodeTraceRequestJsonPerSpan(body: Uint8Array | string, limits: SpanLimits): DecodedTraceRequest {
+  const rejections: SpanRejections = { rejectedSpans: 0, rejectionMessages: [] };
+  const { maxAnyValueDepth, maxValuesPerSpan } = limits;
+  const request = decodeBody<OtlpTraceRequest>(ExportTraceServiceRequestType, body, { maxAnyValueDepth, anyDepth: 0, valuesLeft: maxValuesPerSpan, maxValuesPerSpan, rejections });
+  return { request, wire: new WeakMap(), ...rejections };
 }
 
 function encodeScalar(field: protobuf.Field, value: unknown): unknown {

@@ -125,6 +125,40 @@ export class OtlpDecodeError extends Error {
   override readonly name = 'OtlpDecodeError';
 }
 
+/** A field path for an error message, its middle elided when deep nesting made it long. */
+export function shortPath(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 60)}…${path.slice(-90)}`;
+}
+
+/** Spans refused one by one, for the `partialSuccess` answer; the messages are capped in number. */
+export interface SpanRejections {
+  rejectedSpans: number;
+  rejectionMessages: string[];
+}
+
+const MAX_REJECTION_MESSAGES = 5;
+
+export function rejectSpan(into: SpanRejections, path: string, problem: string): void {
+  into.rejectedSpans++;
+  if (into.rejectionMessages.length < MAX_REJECTION_MESSAGES) into.rejectionMessages.push(`${path}: ${problem}`);
+}
+
+/**
+ * A request as decoded span by span: a malformed or too deeply nested span is
+ * refused alone (partial success) instead of failing the whole export.
+ */
+export interface DecodedTraceRequest extends SpanRejections {
+  request: OtlpTraceRequest;
+  /** Original wire bytes of the decoded resources, scopes and spans (protobuf requests only), forwarded as they came. */
+  wire: WeakMap<object, Uint8Array>;
+}
+
+/** Why a span could not be decoded, from whatever the decoder threw (a stack overflow included). */
+export function decodeProblem(err: unknown): string {
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return 'nested too deeply to decode';
+  return err instanceof Error ? err.message : String(err);
+}
+
 export function countSpans(request: OtlpTraceRequest): number {
   let n = 0;
   for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) n += ss.spans?.length ?? 0;

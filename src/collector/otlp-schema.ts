@@ -198,8 +198,29 @@ const descriptor = {
 
 const root = protobuf.Root.fromJSON(descriptor).resolveAll();
 
+/**
+ * The deepest attribute value (AnyValue inside AnyValue) a configuration may
+ * allow. Each level is three protobuf messages (AnyValue, KeyValueList,
+ * KeyValue), and protobufjs refuses messages nested past its recursion limit
+ * (100 by default, about 30 attribute levels): the limit is raised so that the
+ * collector's own, configured limit is the one that applies. protobufjs is
+ * only used by the collector in this package.
+ */
+export const MAX_ANY_VALUE_DEPTH_LIMIT = 256;
+const RECURSION_LIMIT = 3 * MAX_ANY_VALUE_DEPTH_LIMIT + 16;
+protobuf.util.recursionLimit = Math.max(protobuf.util.recursionLimit, RECURSION_LIMIT);
+protobuf.Reader.recursionLimit = Math.max(protobuf.Reader.recursionLimit, RECURSION_LIMIT);
+
 export const ExportTraceServiceRequestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 export const ExportTraceServiceResponseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+export const ResourceSpansType = root.lookupType('opentelemetry.proto.trace.v1.ResourceSpans');
+export const ScopeSpansType = root.lookupType('opentelemetry.proto.trace.v1.ScopeSpans');
+export const AnyValueType = root.lookupType('opentelemetry.proto.common.v1.AnyValue');
+export const KeyValueType = root.lookupType('opentelemetry.proto.common.v1.KeyValue');
+export const EventType = root.lookupType('opentelemetry.proto.trace.v1.Span.Event');
+export const SpanType = root.lookupType('opentelemetry.proto.trace.v1.Span');
+export const ResourceType = root.lookupType('opentelemetry.proto.resource.v1.Resource');
+export const InstrumentationScopeType = root.lookupType('opentelemetry.proto.common.v1.InstrumentationScope');
 export const RpcStatusType = root.lookupType('google.rpc.Status');
 
 /** Field names that OTLP/JSON encodes as hex instead of base64 (OTLP spec, "JSON Protobuf Encoding"). */

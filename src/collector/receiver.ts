@@ -42,33 +42,55 @@ export function bodyFormatOf(contentType: string | undefined): BodyFormat | unde
 /** Slack for discarding the rest of a refused upload before hanging up on the client. */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** First buffer for a body of unknown length; it doubles as needed, up to the limit. */
+const INITIAL_BODY_BUFFER = 16 * 1024;
+
 /**
  * Reads the request body, refusing (413) as soon as it is known to be larger
  * than `maxBytes`: from Content-Length before reading anything, else while
- * counting streamed bytes. Nothing beyond the limit is ever buffered.
+ * counting streamed bytes. Nothing beyond the limit is ever buffered, and the
+ * bytes land in one buffer (sized from Content-Length, else doubling), so a
+ * body trickled in one byte at a time costs one byte per byte, not a Buffer
+ * object per chunk.
  */
+/** The request's Content-Length when it has a valid one. */
+export function declaredLength(req: IncomingMessage): number | undefined {
+  const header = req.headers['content-length'];
+  const declared = Number(header);
+  return header !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+}
+
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  const declared = declaredLength(req);
+  const known = declared !== undefined;
+  if (known && declared > maxBytes) {
     return Promise.reject(tooLarge(`request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`));
   }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let buffer = Buffer.allocUnsafe(known ? declared : Math.min(INITIAL_BODY_BUFFER, maxBytes));
     let size = 0;
     const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > maxBytes) {
+      if (size + chunk.length > maxBytes) {
         req.off('data', onData);
-        chunks.length = 0;
+        buffer = Buffer.alloc(0);
         reject(tooLarge(`request body exceeds the limit of ${maxBytes} bytes`));
         return;
       }
-      chunks.push(chunk);
+      if (size + chunk.length > buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(buffer.length * 2, size + chunk.length)));
+        buffer.copy(grown, 0, 0, size);
+        buffer = grown;
+      }
+      chunk.copy(buffer, size);
+      size += chunk.length;
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('end', () => resolve(buffer.subarray(0, size)));
     req.once('error', reject);
-    req.once('aborted', () => reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, RPC_INVALID_ARGUMENT)));
+    // A connection closed before the body ended (client gone, timeout) settles the read, releasing what it reserved.
+    req.once('close', () => {
+      if (!req.complete) reject(new HttpError(400, 'request aborted by the client', 'malformed', {}, RPC_INVALID_ARGUMENT));
+    });
   });
 }
 

@@ -4,18 +4,21 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MeterProvider } from '@opentelemetry/api';
 import { annotateRequest } from './annotate.js';
-import type { SpanAnnotator } from './annotate.js';
+import type { AnnotateOutcome, SpanAnnotator } from './annotate.js';
 import { resolveCollectorConfig } from './config.js';
 import type { CollectorConfig, CollectorConfigInput } from './config.js';
-import { Forwarder } from './forwarder.js';
+import { encodeForQueue, Forwarder } from './forwarder.js';
 import { CollectorMetrics } from './metrics.js';
-import { decodeTraceRequestJson } from './otlp-json.js';
-import { countSpans, OtlpDecodeError, RPC_INVALID_ARGUMENT, RPC_UNAUTHENTICATED, RPC_UNAVAILABLE, RPC_UNIMPLEMENTED } from './otlp-model.js';
-import type { OtlpTraceResponse } from './otlp-model.js';
-import { decodeTraceRequestProto } from './otlp-protobuf.js';
+import { decodeTraceRequestJsonPerSpan } from './otlp-json.js';
+import { OtlpDecodeError, RPC_INVALID_ARGUMENT, RPC_RESOURCE_EXHAUSTED, RPC_UNAUTHENTICATED, RPC_UNAVAILABLE, RPC_UNIMPLEMENTED } from './otlp-model.js';
+import type { DecodedTraceRequest, OtlpTraceResponse } from './otlp-model.js';
+import { decodeTraceRequestProtoPerSpan } from './otlp-protobuf.js';
+import { KeyValueCap } from './key-caps.js';
+import { FileQueueStore } from './queue-store.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus-text.js';
 import {
   bodyFormatOf,
+  declaredLength,
   decodeContentEncoding,
   discardUnreadBody,
   HttpError,
@@ -48,6 +51,8 @@ export interface StartCollectorOptions {
 const RUNS_PREFIX = '/v1/runs/';
 /** Detection errors are logged at most this often; the metric counts every one. */
 const ERROR_LOG_INTERVAL_MS = 10_000;
+/** How often the engine's idle runs are swept (eviction is then at most this late past the TTL). */
+const SWEEP_INTERVAL_MS = 1000;
 
 const defaultLog = (message: string): void => {
   process.stderr.write(`loopguard collector: ${message}\n`);
@@ -73,6 +78,7 @@ export async function startCollector(input: CollectorConfig | CollectorConfigInp
   let forwarder: Forwarder | undefined;
   let annotator: SpanAnnotator | undefined;
   const metrics = new CollectorMetrics({
+    maxSeriesPerMetric: config.limits.maxSeriesPerMetric,
     queueSize: () => forwarder?.queuedSpans ?? 0,
     runsEvicted: () => annotator?.engine?.evictions ?? 0,
   });
@@ -86,13 +92,18 @@ export async function startCollector(input: CollectorConfig | CollectorConfigInp
     headers: config.forward.headers,
     timeoutMs: config.forward.timeoutMs,
     maxQueueSpans: config.queue.maxSpans,
+    maxQueueBytes: config.queue.maxBytes,
+    store: config.queue.directory === undefined ? undefined : new FileQueueStore(config.queue.directory),
     maxBatchSpans: config.batch.maxSpans,
     batchIntervalMs: config.batch.intervalMs,
+    maxConcurrentBatches: config.forward.maxConcurrentBatches,
     retry: config.forward.retry,
     onForwarded: (n) => metrics.spansForwarded.add(n),
     onDropped: (n) => metrics.spansDropped.add(n),
     log,
   });
+  const restored = forwarder.restore();
+  if (restored > 0) log(`delivering ${restored} spans left in the persistent queue by the previous run`);
   const host = new CollectorHost(config, annotator, forwarder, metrics, log);
   return host.listen();
 }
@@ -103,7 +114,11 @@ class CollectorHost {
   private closing: Promise<void> | undefined;
   private lastErrorLog = 0;
   private inFlightTraces = 0;
+  /** Body bytes reserved by requests being read or processed (limits.maxInFlightBytes). */
+  private inFlightBytes = 0;
   private unloggedErrors = 0;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly keyCap: KeyValueCap;
 
   constructor(
     private readonly config: CollectorConfig,
@@ -111,17 +126,35 @@ class CollectorHost {
     private readonly forwarder: Forwarder,
     private readonly metrics: CollectorMetrics,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    const runKeyAttribute = config.detection.runKeyAttribute;
+    this.keyCap = new KeyValueCap(config.limits.maxKeyLength, [typeof runKeyAttribute === 'string' ? runKeyAttribute : undefined]);
+  }
 
   listen(): Promise<RunningCollector> {
-    const server = createServer((req, res) => {
+    const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, keepAliveTimeoutMs, maxConnections } = this.config.server;
+    const server = createServer(
+      {
+        // Node requires headersTimeout <= requestTimeout; the request timeout covers the headers too.
+        headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+        requestTimeout: requestTimeoutMs,
+        keepAliveTimeout: keepAliveTimeoutMs,
+        // Node checks the header and request timeouts on this interval (30 s by default, longer than the timeouts themselves).
+        connectionsCheckingInterval: Math.min(1000, headersTimeoutMs, requestTimeoutMs),
+      },
+      (req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         this.log(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
         else res.destroy();
       });
-    });
+      },
+    );
+    // A socket silent this long (a stalled body, a Content-Length never met) is closed.
+    server.setTimeout(idleTimeoutMs, (socket) => socket.destroy());
+    server.maxConnections = maxConnections;
     this.server = server;
+    this.startSweeping();
     const { host, port } = this.config.listen;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -182,51 +215,52 @@ class CollectorHost {
       sendJson(res, 400, { error: 'run key is not valid percent-encoding' });
       return;
     }
-    const verdict = this.annotator.verdict(runKey);
+    const verdict = this.annotator.verdict(this.keyCap.key(runKey));
     if (verdict === undefined) sendJson(res, 404, { error: `unknown run: ${runKey}`, runKey });
     else sendJson(res, 200, verdict);
   }
 
   private async handleTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const format = bodyFormatOf(req.headers['content-type']);
+    let reserved = 0;
+    let admitted: number | undefined;
     try {
       if (req.method !== 'POST') {
         throw new HttpError(405, `method ${req.method} not allowed on /v1/traces; use POST`, undefined, { allow: 'POST' }, RPC_UNIMPLEMENTED);
       }
       if (this.draining) {
-        throw new HttpError(503, 'collector is shutting down', undefined, { 'retry-after': String(this.config.queue.retryAfterSeconds) }, RPC_UNAVAILABLE);
+        throw new HttpError(503, 'collector is shutting down', undefined, this.retryAfter(), RPC_UNAVAILABLE);
       }
       if (!format) {
         const got = req.headers['content-type'] ?? 'none';
         throw new HttpError(415, `unsupported Content-Type "${got}": use application/x-protobuf or application/json`, 'unsupported_media_type', {}, RPC_INVALID_ARGUMENT);
       }
+      // Load is shed before the body is read: a full queue or too much work in flight costs the sender a round trip, not us a decode.
+      // And only then: a request admitted is queued whole, so detection never sees spans that the sender will send again.
+      const declared = declaredLength(req) ?? 0;
+      if (!this.forwarder.admit(declared)) {
+        throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', this.retryAfter(), RPC_UNAVAILABLE);
+      }
+      admitted = declared;
       const max = this.config.maxBodyBytes;
+      reserved = this.reserve(req, max);
       const raw = await readBody(req, max);
       const body = await decodeContentEncoding(raw, req.headers['content-encoding'], max);
-      let request;
-      try {
-        request = format === 'protobuf' ? decodeTraceRequestProto(body) : decodeTraceRequestJson(body);
-      } catch (err) {
-        if (err instanceof OtlpDecodeError) throw new HttpError(400, err.message, 'malformed', {}, RPC_INVALID_ARGUMENT);
-        throw err;
-      }
-      const total = countSpans(request);
-      // Refused before detection runs: the sender retries the whole request, and
-      // its spans must not be counted twice in their runs' histories.
-      if (!this.forwarder.canAccept(total)) {
-        throw new HttpError(503, 'forward queue is full; retry later', 'backpressure', { 'retry-after': String(this.config.queue.retryAfterSeconds) }, RPC_UNAVAILABLE);
-      }
-      const outcome = annotateRequest(request, this.annotator, (err) => this.onDetectionError(err));
-      this.metrics.spansReceived.add(outcome.acceptedSpans);
+      if (body !== raw) reserved = this.grow(reserved, body.length);
+      const { outcome, wire } = await this.decodeAndAnnotate(format, body);
+      const { chunks, refused } = await encodeForQueue(outcome.accepted, this.config.batch.maxSpans, wire, outcome.edits);
+      await this.forwarder.enqueue(chunks);
+      const rejectedSpans = outcome.rejectedSpans + refused.rejectedSpans;
+      const messages = [...outcome.rejectionMessages, ...refused.rejectionMessages];
+      this.metrics.spansReceived.add(outcome.acceptedSpans - refused.rejectedSpans);
       if (outcome.detectionErrors > 0) this.metrics.detectionErrors.add(outcome.detectionErrors);
-      if (outcome.rejectedSpans > 0) this.metrics.spansDropped.add(outcome.rejectedSpans);
-      this.forwarder.enqueue(outcome.accepted);
+      if (rejectedSpans > 0) this.metrics.spansDropped.add(rejectedSpans);
       const response: OtlpTraceResponse = {};
-      if (outcome.rejectedSpans > 0) {
-        const more = outcome.rejectedSpans > outcome.rejectionMessages.length ? '; …' : '';
+      if (rejectedSpans > 0) {
+        const more = rejectedSpans > messages.length ? '; …' : '';
         response.partialSuccess = {
-          rejectedSpans: String(outcome.rejectedSpans),
-          errorMessage: `${outcome.rejectedSpans} span(s) rejected: ${outcome.rejectionMessages.join('; ')}${more}`,
+          rejectedSpans: String(rejectedSpans),
+          errorMessage: `${rejectedSpans} span(s) rejected: ${messages.join('; ')}${more}`,
         };
       }
       sendTraceResponse(res, format, response);
@@ -235,7 +269,61 @@ class CollectorHost {
       if (err.reason) this.metrics.requestsRejected.add(1, { reason: err.reason });
       discardUnreadBody(req, res);
       sendRpcStatus(res, format, err);
+    } finally {
+      this.inFlightBytes -= reserved;
+      if (admitted !== undefined) this.forwarder.release(admitted);
     }
+  }
+
+  private async decodeAndAnnotate(format: BodyFormat, body: Buffer): Promise<{ outcome: AnnotateOutcome; wire: DecodedTraceRequest['wire'] }> {
+    const limits = this.config.limits;
+    let decoded: DecodedTraceRequest;
+    try {
+      decoded = format === 'protobuf' ? await decodeTraceRequestProtoPerSpan(body, limits) : decodeTraceRequestJsonPerSpan(body, limits);
+    } catch (err) {
+      if (err instanceof OtlpDecodeError) throw new HttpError(400, err.message, 'malformed', {}, RPC_INVALID_ARGUMENT);
+      throw err;
+    }
+    const outcome = await annotateRequest(decoded.request, this.annotator, (err) => this.onDetectionError(err), decoded, this.keyCap);
+    return { outcome, wire: decoded.wire };
+  }
+
+  /**
+   * Reserves a request's body size (its Content-Length, else the body limit)
+   * against limits.maxInFlightBytes, or refuses it with 429 + Retry-After. A
+   * request arriving with nothing else in flight is always let in.
+   */
+  private reserve(req: IncomingMessage, maxBodyBytes: number): number {
+    const size = Math.min(declaredLength(req) ?? maxBodyBytes, maxBodyBytes);
+    if (this.inFlightBytes > 0 && this.inFlightBytes + size > this.config.limits.maxInFlightBytes) {
+      throw new HttpError(429, 'too much data in flight; retry later', 'backpressure', this.retryAfter(), RPC_RESOURCE_EXHAUSTED);
+    }
+    this.inFlightBytes += size;
+    return size;
+  }
+
+  /** Accounts for a gunzipped body too (it is what detection works on). */
+  private grow(reserved: number, decompressed: number): number {
+    this.inFlightBytes += decompressed;
+    return reserved + decompressed;
+  }
+
+  private retryAfter(): Record<string, string> {
+    return { 'retry-after': String(this.config.queue.retryAfterSeconds) };
+  }
+
+  /** Idle runs are released on a timer, not only when new spans happen to arrive. */
+  private startSweeping(): void {
+    const engine = this.annotator.engine;
+    if (!engine?.sweep) return;
+    this.sweepTimer = setInterval(() => {
+      try {
+        engine.sweep?.();
+      } catch (err) {
+        this.onDetectionError(err);
+      }
+    }, SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
   }
 
   private authorized(req: IncomingMessage): boolean {
@@ -271,6 +359,7 @@ class CollectorHost {
    */
   private async shutdown(): Promise<void> {
     this.draining = true;
+    clearInterval(this.sweepTimer);
     const deadline = Date.now() + this.config.shutdown.timeoutMs;
     const remaining = (): number => Math.max(0, deadline - Date.now());
     while (this.inFlightTraces > 0 && remaining() > 0) await new Promise((r) => setTimeout(r, 5));

@@ -2,6 +2,8 @@ import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import type { Attributes, AttributeValue, HrTime, SpanContext, SpanStatus, TimeInput } from '@opentelemetry/api';
 import { isTimeInput, timeInputToHrTime, TraceState } from '@opentelemetry/core';
 import type { SpanShape } from '../span-shape.js';
+import type { KeyValueCap } from './key-caps.js';
+import type { SpanEdit } from './otlp-encode.js';
 import { attributesToKeyValues, attributeToAnyValue, keyValuesToAttributes } from './attributes.js';
 import type { OtlpEvent, OtlpInstrumentationScope, OtlpResource, OtlpSpan } from './otlp-model.js';
 
@@ -17,16 +19,30 @@ const OTLP_KIND_TO_API: Record<number, SpanKind> = {
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
+/** A decimal nanosecond count (as both codecs give them: unsigned, canonical) as [seconds, nanoseconds], by slicing the digits. */
 export function nanosToHrTime(nanos: string | undefined): HrTime {
-  const n = BigInt(nanos ?? '0');
-  return [Number(n / NANOS_PER_SECOND), Number(n % NANOS_PER_SECOND)];
+  if (nanos === undefined || nanos.length <= 9) return [0, Number(nanos ?? '0')];
+  return [Number(nanos.slice(0, -9)), Number(nanos.slice(-9))];
+}
+
+/** end - start, never negative. */
+function hrDuration(start: HrTime, end: HrTime): HrTime {
+  let seconds = end[0] - start[0];
+  let nanos = end[1] - start[1];
+  if (nanos < 0) {
+    seconds -= 1;
+    nanos += 1_000_000_000;
+  }
+  return seconds < 0 ? [0, 0] : [seconds, nanos];
 }
 
 export function hrTimeToNanos(time: HrTime): string {
   return (BigInt(time[0]) * NANOS_PER_SECOND + BigInt(time[1])).toString();
 }
 
-const hex = (bytes: Uint8Array | undefined): string => (bytes ? Buffer.from(bytes).toString('hex') : '');
+// Decoded ids are Buffers already (views of the request body): no copy to print them.
+const hex = (bytes: Uint8Array | undefined): string =>
+  bytes === undefined ? '' : (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
 
 /**
  * A decoded OTLP span seen through `SpanShape`, so the same
@@ -51,11 +67,17 @@ export class OtlpSpanAdapter implements SpanShape {
   readonly ended = true;
   private readonly context: SpanContext;
   private readonly attributeCache: Attributes;
+  /** List lengths as received: what lies beyond them was appended here. */
+  private readonly receivedAttributes: number;
+  private readonly receivedEvents: number;
+  /** A received attribute was changed in place, so the span cannot be forwarded as its bytes plus appended fields. */
+  private rewritten = false;
 
   constructor(
     private readonly record: OtlpSpan,
     resource?: OtlpResource,
     scope?: OtlpInstrumentationScope,
+    keyCap?: KeyValueCap,
   ) {
     this.name = record.name ?? '';
     this.kind = OTLP_KIND_TO_API[record.kind ?? 0] ?? SpanKind.INTERNAL;
@@ -66,8 +88,7 @@ export class OtlpSpanAdapter implements SpanShape {
     };
     this.startTime = nanosToHrTime(record.startTimeUnixNano);
     this.endTime = nanosToHrTime(record.endTimeUnixNano ?? record.startTimeUnixNano);
-    const durationNanos = BigInt(hrTimeToNanos(this.endTime)) - BigInt(hrTimeToNanos(this.startTime));
-    this.duration = nanosToHrTime((durationNanos < 0n ? 0n : durationNanos).toString());
+    this.duration = hrDuration(this.startTime, this.endTime);
     this.context = {
       traceId: hex(record.traceId),
       spanId: hex(record.spanId),
@@ -84,6 +105,14 @@ export class OtlpSpanAdapter implements SpanShape {
     this.resource = { attributes: keyValuesToAttributes(resource?.attributes) };
     this.instrumentationScope = { name: scope?.name ?? '', version: scope?.version || undefined };
     this.attributeCache = keyValuesToAttributes(record.attributes);
+    this.receivedAttributes = record.attributes?.length ?? 0;
+    this.receivedEvents = record.events?.length ?? 0;
+    keyCap?.apply(this.attributeCache);
+  }
+
+  /** How the span changed since it was received (see otlp-encode). */
+  edit(): SpanEdit {
+    return this.rewritten ? 'rewritten' : { attributes: this.receivedAttributes, events: this.receivedEvents };
   }
 
   get attributes(): Attributes {
@@ -106,9 +135,12 @@ export class OtlpSpanAdapter implements SpanShape {
     if (value === undefined || value === null) return this;
     this.attributeCache[key] = value;
     const list = (this.record.attributes ??= []);
-    const existing = list.find((kv) => kv.key === key);
-    if (existing) existing.value = attributeToAnyValue(value);
-    else list.push({ key, value: attributeToAnyValue(value) });
+    const index = list.findIndex((kv) => kv.key === key);
+    if (index < 0) list.push({ key, value: attributeToAnyValue(value) });
+    else {
+      list[index]!.value = attributeToAnyValue(value);
+      if (index < this.receivedAttributes) this.rewritten = true;
+    }
     return this;
   }
 

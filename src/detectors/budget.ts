@@ -34,6 +34,7 @@ export const budget: Detector = (h, ctx, out) => {
       outcome: h.outcome(0),
       informative: h.informative(0),
       namesId: h.namesId(0),
+      failure: h.failure(0),
       score: next,
     },
   };

@@ -1,6 +1,6 @@
 import type { DetectorName, TieredDetector } from '../config.js';
 import type { RunHistory } from '../history.js';
-import type { Outcome } from '../types.js';
+import type { FailureKind, Outcome } from '../types.js';
 
 /**
  * How the next call would continue a pattern: which calls match, and what the
@@ -21,6 +21,8 @@ export interface Continuation {
   /** Flags a blocked call is recorded with, as the call it repeats had them. */
   informative: boolean;
   namesId: boolean;
+  /** The failure kind a blocked call is recorded with, as the failure it repeats had it. */
+  failure?: FailureKind;
   /** The detector's score once the matching call is made. */
   score: number;
 }
@@ -68,6 +70,7 @@ export function sameCallAgain(h: RunHistory, back: number, match: Continuation['
     outcome: h.outcome(back),
     informative: h.informative(back),
     namesId: h.namesId(back),
+    failure: h.failure(back),
     score,
   };
 }

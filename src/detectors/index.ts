@@ -4,6 +4,7 @@ import { interleavedNoProgress } from './interleaved.js';
 import type { Detector } from './evidence.js';
 import { periodic } from './periodic.js';
 import { repeat } from './repeat.js';
+import { failureRepeat } from './failure-repeat.js';
 import { emptyStreak, pendingResubmit, retryStorm, sameError } from './streaks.js';
 
 export type { Continuation, Detector, DetectorContext, Evidence } from './evidence.js';
@@ -15,6 +16,7 @@ export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly Detecto
   { run: interleavedNoProgress, reports: ['no-progress'] },
   { run: emptyStreak, reports: ['empty-streak'] },
   { run: retryStorm, reports: ['retry-storm'] },
+  { run: failureRepeat, reports: ['failure-repeat'] },
   { run: sameError, reports: ['same-error'] },
   { run: pendingResubmit, reports: ['pending-resubmit', 'pending-poll'] },
   { run: budget, reports: ['budget'] },

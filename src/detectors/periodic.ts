@@ -83,7 +83,7 @@ function sameAnswerToOtherWords(h: RunHistory): number {
   while (
     n < h.size &&
     h.toolId(n) === tool &&
-    h.sameResult(0, n) &&
+    h.sameExactResult(0, n) &&
     h.outcome(n) === 'ok' &&
     !h.sameCall(n - 1, n) &&
     !(h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n))

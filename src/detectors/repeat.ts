@@ -28,7 +28,8 @@ export const repeat: Detector = (h, ctx, out) => {
       if (freshInGap) gapsWithFreshWork++;
       freshInGap = false;
     } else if (!h.answeredBefore(back)) {
-      break;
+      // A new answer between two checks is work done since the last one: a check after it may verify that work.
+      freshInGap = true;
     } else if (!filler(h, back) && !h.informative(back)) {
       // A new command acknowledged as before (an update of the next chunk) did something; a "think" note told
       // nothing, and neither did the same informative answer to new arguments (a reworded search).

@@ -118,10 +118,13 @@ export const sameError: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'error') return;
   const tool = h.toolId(0);
   const streak: number[] = [0];
+  // A call carrying text (an edit's old and new text) fails again and again while the agent reads around it: the
+  // tool's other operations (a `view` between failed `str_replace`s) do not end the streak.
+  const carriesText = h.hasFreeText(0);
   for (let back = 1; back < h.size; back++) {
     if (h.toolId(back) !== tool) continue;
-    if (h.outcome(back) !== 'error' || !h.sameResult(0, back)) break;
-    streak.push(back);
+    if (h.outcome(back) === 'error' && h.sameResult(0, back)) streak.push(back);
+    else if (!carriesText || h.sameOperation(0, back)) break;
   }
   let variants = 0;
   for (let i = 0; i < streak.length; i++) {

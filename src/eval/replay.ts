@@ -12,6 +12,25 @@ import type { Level } from '../types.js';
 import type { Trajectory, TrajectoryStep } from './corpus.js';
 import type { CaseRun } from './score.js';
 
+/** One verdict a replayed run reached, as `loopguard scan` reports it. */
+export interface Verdict {
+  /** 1-based step of the call that reached it. */
+  step: number;
+  level: Level;
+  detector: string;
+  /** Whole repetitions of the pattern, and its length in calls (1 for a repeat of one call). */
+  count: number;
+  period: number;
+  /** The tool of the call that reached the verdict. */
+  tool: string;
+}
+
+/** What replaying one run produced: the levels reached and every reported verdict, in step order. */
+export interface Replayed {
+  run: CaseRun;
+  verdicts: Verdict[];
+}
+
 /** The error a replayed tool throws for a step recorded as failed. */
 class RecordedToolError extends Error {
   override name = 'ToolError';
@@ -29,8 +48,27 @@ function rank(span: ReadableSpan): number {
   return typeof level === 'string' ? (LEVEL_RANK[level as Level] ?? 0) : 0;
 }
 
+/** The verdicts the processor reported (warnings are throttled, so not every flagged step has one). */
+function verdictsOf(tools: ReadableSpan[]): Verdict[] {
+  return tools.flatMap((s, i) =>
+    s.events
+      .filter((e) => e.name === sc.EVENT_LOOPGUARD_LOOP_DETECTED)
+      .map((e) => {
+        const a = e.attributes ?? {};
+        return {
+          step: i + 1,
+          level: a[sc.ATTR_LOOPGUARD_LEVEL] as Level,
+          detector: String(a[sc.ATTR_LOOPGUARD_DETECTOR]),
+          count: Number(a[sc.ATTR_LOOPGUARD_COUNT]),
+          period: Number(a[sc.ATTR_LOOPGUARD_PERIOD]),
+          tool: String(s.attributes[sc.ATTR_GEN_AI_TOOL_NAME]),
+        };
+      }),
+  );
+}
+
 /** Reads what the replay's tool spans say, step by step, as a backend would. */
-function readRun(spans: ReadableSpan[]): CaseRun {
+function readRun(spans: ReadableSpan[]): Replayed {
   const tools = spans
     .filter((s) => s.attributes[sc.ATTR_GEN_AI_OPERATION_NAME] === sc.GEN_AI_OPERATION_EXECUTE_TOOL)
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
@@ -38,18 +76,15 @@ function readRun(spans: ReadableSpan[]): CaseRun {
     const i = tools.findIndex((s) => rank(s) >= min);
     return i === -1 ? null : i + 1;
   };
-  const detectors = new Set<string>();
-  for (const s of tools) {
-    for (const e of s.events) {
-      const d = e.attributes?.[sc.ATTR_LOOPGUARD_DETECTOR];
-      if (e.name === sc.EVENT_LOOPGUARD_LOOP_DETECTED && typeof d === 'string') detectors.add(d);
-    }
-  }
+  const verdicts = verdictsOf(tools);
   return {
-    firstWarning: first(LEVEL_RANK.warning),
-    firstCritical: first(LEVEL_RANK.critical),
-    firstBreak: first(LEVEL_RANK.break),
-    detectors: [...detectors].sort(),
+    run: {
+      firstWarning: first(LEVEL_RANK.warning),
+      firstCritical: first(LEVEL_RANK.critical),
+      firstBreak: first(LEVEL_RANK.break),
+      detectors: [...new Set(verdicts.map((v) => v.detector))].sort(),
+    },
+    verdicts,
   };
 }
 
@@ -58,14 +93,14 @@ function readRun(spans: ReadableSpan[]): CaseRun {
  * guarded tool, producing an SDK span that the loopguard processor judges;
  * the verdicts are read back from the finished spans.
  */
-export async function replayCorpus(trajectories: Trajectory[], detection: DetectionOptions): Promise<CaseRun[]> {
+export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps'>[], detection: DetectionOptions): Promise<Replayed[]> {
   const exporter = new InMemorySpanExporter();
   const processor = new LoopGuardSpanProcessor(detection);
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   const guard = register({ tracerProvider: provider, processor, appendNudge: false, instrumentations: false });
-  const runs: CaseRun[] = [];
+  const runs: Replayed[] = [];
   try {
     for (const t of trajectories) {
       exporter.reset();
@@ -90,4 +125,9 @@ export async function replayCorpus(trajectories: Trajectory[], detection: Detect
     context.disable();
   }
   return runs;
+}
+
+/** The levels each trajectory reached, for scoring. */
+export async function replayCorpus(trajectories: Trajectory[], detection: DetectionOptions): Promise<CaseRun[]> {
+  return (await replayRuns(trajectories, detection)).map((r) => r.run);
 }

@@ -4,8 +4,11 @@
  * docs/fingerprints.md is the reference for every rule here.
  */
 import type { Outcome } from '../types.js';
-import { canonicalizeArgs, canonicalizeMasked, canonicalizeWithout, effectiveMaxBytes, hashValue } from './canonical.js';
-import { errorClass } from './error-class.js';
+import type { FailureKind } from '../types.js';
+import { canonicalize, canonicalizeArgs, canonicalizeMasked, canonicalizeWithout, effectiveMaxBytes, hashValue } from './canonical.js';
+import { errorClass, type ErrorClass } from './error-class.js';
+import { failureKind } from './failure-kind.js';
+import { textSketch } from './sketch.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
@@ -14,6 +17,8 @@ import { argumentEchoes } from './argument-echoes.js';
 
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
+export { textSketch, sketchSimilarity, SKETCH_BINS, MIN_NEAR_SHINGLES, NEAR_SIMILARITY } from './sketch.js';
+export { failureKind } from './failure-kind.js';
 export { normalizeText } from './normalize.js';
 export {
   classifyResult,
@@ -45,6 +50,8 @@ export interface ArgsFingerprint {
   argsHash: string;
   /** 16 hex: the same over the normalised arguments; the very same string as argsHash when normalisation changes nothing. */
   normArgsHash: string;
+  /** Similarity sketch of the canonical text (sketch.ts). */
+  argsSketch: string;
 }
 
 /** A top-level string holding a JSON object/array stands for that JSON (span attributes carry arguments and results as text). */
@@ -57,7 +64,7 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
   const { text, normalized } = canonicalizeArgs(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs));
   const argsHash = hashText(text);
-  return { argsHash, normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized) };
+  return { argsHash, normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized), argsSketch: textSketch(text) };
 }
 
 const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });
@@ -153,6 +160,8 @@ export interface ResultDigest {
   hash: string;
   /** The result says something specific (long enough to be no bare acknowledgement). */
   informative: boolean;
+  /** Similarity sketch of the masked canonical text. */
+  sketch: string;
 }
 
 /** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
@@ -163,7 +172,11 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
   const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
   const { text, maskedValues } = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
   // A receipt of fresh ids and timestamps says nothing: masked values do not count towards being informative.
-  return { hash: hashText(text), informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS };
+  return {
+    hash: hashText(text),
+    informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS,
+    sketch: textSketch(text),
+  };
 }
 
 const MASK_TOKEN = JSON.stringify(VOLATILE_MARKER);
@@ -203,6 +216,14 @@ export function namesAnIdentifier(args: unknown): boolean {
 /** Error messages longer than this are masked and classified in their head only (bounds the regex work). */
 const MASKED_MESSAGE_CHARS = 65_536;
 
+/** What the history keeps of a failure. */
+export interface FailureDigest {
+  hash: string;
+  /** Similarity sketch of the same canonical text: a stray newline in an identical traceback stays the same failure. */
+  sketch: string;
+  failure: FailureKind;
+}
+
 /**
  * Hash of a failure: canonical text of {"$lg:failure": [errorType, what]}
  * with the type trimmed and `what` the error class of the message when one is
@@ -212,8 +233,14 @@ const MASKED_MESSAGE_CHARS = 65_536;
  * message (`args`, see argumentEchoes) are masked first. Never throws.
  */
 export function errorHash(errorType: string | undefined, message: string | undefined, args?: unknown): string {
+  return errorDigest(errorType, message, args).hash;
+}
+
+/** The failure's hash (see errorHash), its sketch and its kind (failure-kind.ts); `retryable` is the tool's own word. Never throws. */
+export function errorDigest(errorType: string | undefined, message: string | undefined, args?: unknown, retryable?: boolean): FailureDigest {
   const type = typeof errorType === 'string' ? errorType.trim() : null;
   let what: unknown = null;
+  let cls: ErrorClass | null = null;
   if (typeof message === 'string') {
     try {
       const trimmed = message.trim();
@@ -221,11 +248,17 @@ export function errorHash(errorType: string | undefined, message: string | undef
       const m = echoes.length === 0 ? trimmed : maskEchoedIds(trimmed, echoes);
       const long = m.length > MASKED_MESSAGE_CHARS;
       const masked = maskErrorMessage(long ? m.slice(0, MASKED_MESSAGE_CHARS) : m);
-      what = errorClass(masked) ?? (long ? masked + m.slice(MASKED_MESSAGE_CHARS) : masked);
+      cls = errorClass(masked);
+      what = cls ?? (long ? masked + m.slice(MASKED_MESSAGE_CHARS) : masked);
     } catch {
       // Only a runtime failure (out of memory) lands here; the raw message still tells failures apart.
       what = message;
     }
   }
-  return hashValue({ '$lg:failure': [type, what] });
+  const text = canonicalize({ '$lg:failure': [type, what] });
+  return {
+    hash: hashText(text),
+    sketch: textSketch(text),
+    failure: failureKind(type, typeof message === 'string' ? message : null, cls, retryable),
+  };
 }

@@ -65,6 +65,7 @@ const PLANS: Array<(s: Seed) => Plan> = [
   }),
   (s) => ({ family: 'empty-streak', options: {}, call: (i) => ({ tool: 'lookup_order', args: { id: `${s.word}-${s.salt + i}` }, run: returns([]) }) }),
   (s) => ({ family: 'retry-storm', options: {}, call: () => ({ tool: 'deploy', args: { service: s.word }, run: fails(`503 upstream ${s.word} unavailable`) }) }),
+  (s) => ({ family: 'failure-repeat', options: {}, call: () => ({ tool: 'create_user', args: { name: s.word }, run: fails(`field "email" is required (${s.word})`) }) }),
   (s) => ({ family: 'same-error', options: {}, call: (i) => ({ tool: 'shell', args: { cmd: `cat /root/${s.word}-${i}` }, run: fails('permission denied') }) }),
   (s) => ({ family: 'pending-resubmit', options: {}, call: () => ({ tool: 'submit_report', args: { topic: s.word }, run: declares('pending', { status: 'queued' }) }) }),
   // Waiting and reworded questions only warn in the balanced preset; the aggressive one blocks them.

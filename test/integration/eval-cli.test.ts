@@ -194,8 +194,12 @@ describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate r
   }
 });
 
-describe('loopguard eval --json on the corpora written to break it (known misses are listed in their READMEs)', () => {
-  for (const name of ['adversarial.jsonl', 'normals.jsonl', 'blind-a.jsonl', 'blind-b.jsonl', 'blind-c.jsonl', 'blind-d.jsonl', 'blind-e.jsonl', 'blind-f.jsonl', 'blind-g.jsonl', 'blind-h.jsonl', 'blind-i.jsonl', 'blind-j.jsonl', 'blind-k.jsonl', 'blind-l.jsonl', 'blind-m.jsonl', 'blind-n.jsonl']) {
+describe('loopguard eval --json on the corpora written to break it and the real runs (known misses are listed in their READMEs)', () => {
+  // Every other corpus of ours, the real runs mined from public agent runs included (test/corpus/REAL.md).
+  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl']);
+  const others = readdirSync(resolve(repoRoot, 'test/corpus')).filter((f) => f.endsWith('.jsonl') && !pinned.has(f));
+  it('finds the corpora', () => expect(others.length).toBeGreaterThanOrEqual(20));
+  for (const name of others) {
     it(`never stops a normal run of ${name}`, async () => {
       const file = resolve(repoRoot, 'test/corpus', name);
       const r = await evalJson(file);
@@ -322,4 +326,17 @@ describe('the built bin: node dist/src/cli/bin.js eval', () => {
     expect(stderr).not.toContain('EPIPE');
     expect(code).toBe(0);
   }, 60_000);
+});
+
+describe('loopguard eval --json on the shared real agent runs', () => {
+  const realCorpus = resolve(repoRoot, '../shared/benchmark/real/real.jsonl');
+  it.skipIf(!existsSync(realCorpus))('stops no normal run, flags at most one, and keeps the loops it catches today', async () => {
+    const r = await evalJson(realCorpus);
+    expect(r.code).toBe(0);
+    checkShape(r.result, readCorpus(realCorpus));
+    const { tp, fp, falseTerminations } = r.result.summary;
+    expect({ fp: Math.min(fp, 2), falseTerminations }).toEqual({ fp: Math.min(fp, 1), falseTerminations: 0 });
+    // docs/benchmarks.md: 13 of 17 when this was written; the acceptance bar is 15.
+    expect(tp).toBeGreaterThanOrEqual(13);
+  });
 });

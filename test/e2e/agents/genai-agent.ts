@@ -15,6 +15,11 @@
  * after each tool call, asks `GET /v1/runs/{key}` for its verdict and stops
  * when it says `stopped: true`, as a remote agent in any language would.
  *
+ * With --turns N (N > 1, needs --conversation-prefix) a run is a conversation
+ * of N traces: each turn has its own `invoke_agent` root and its share of the
+ * steps, and every span carries gen_ai.conversation.id, as multi-turn agents
+ * export them; the run's key is then the conversation id.
+ *
  * stdout: one JSON line per run when it ends (`{"type":"run",...}`), then
  * `{"type":"done",...}` with the exporter's counts; with --hold-ms the
  * process then stays up (printing `{"type":"holding"}` first), like an agent
@@ -35,6 +40,7 @@ const { values } = parseArgs({
     'step-delay-ms': { type: 'string', default: '0' },
     'hold-ms': { type: 'string', default: '0' },
     'conversation-prefix': { type: 'string' },
+    turns: { type: 'string', default: '1' },
   },
 });
 
@@ -54,6 +60,8 @@ const normal = intOption('normal', 0);
 const steps = intOption('steps', 2);
 const stepDelayMs = intOption('step-delay-ms', 0);
 const holdMs = intOption('hold-ms', 0);
+const turns = intOption('turns', 1);
+if (turns > 1 && !values['conversation-prefix']) throw new Error('--turns > 1 needs --conversation-prefix: a run of several traces is keyed by its conversation id');
 if (looping + normal === 0) throw new Error('--looping and --normal are both 0: nothing to run');
 const verdictUrl = values['verdict-url']?.replace(/\/$/, '');
 
@@ -103,7 +111,7 @@ async function readVerdict(key: string): Promise<Verdict | undefined> {
   return JSON.parse(text) as Verdict;
 }
 
-function toolSpan(call: ToolCall, callId: string, parent: Span): void {
+function toolSpan(call: ToolCall, callId: string, parent: Span, conversationId: string | undefined): void {
   const span = tracer.startSpan(
     `execute_tool ${call.tool}`,
     {
@@ -115,6 +123,7 @@ function toolSpan(call: ToolCall, callId: string, parent: Span): void {
         'gen_ai.tool.type': 'function',
         'gen_ai.tool.call.arguments': JSON.stringify(call.args),
         'gen_ai.tool.call.result': JSON.stringify(call.result),
+        ...(conversationId ? { 'gen_ai.conversation.id': conversationId } : {}),
       },
     },
     trace.setSpan(context.active(), parent),
@@ -125,20 +134,30 @@ function toolSpan(call: ToolCall, callId: string, parent: Span): void {
 
 async function agentRun(mode: Mode, run: number) {
   const conversationId = values['conversation-prefix'] ? `${values['conversation-prefix']}-${run}` : undefined;
-  const root = tracer.startSpan(`invoke_agent support-${mode}`, {
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': `support-${mode}`,
-      ...(conversationId ? { 'gen_ai.conversation.id': conversationId } : {}),
-    },
-  });
-  const traceId = root.spanContext().traceId;
+  const startTurn = (): Span =>
+    tracer.startSpan(`invoke_agent support-${mode}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': `support-${mode}`,
+        ...(conversationId ? { 'gen_ai.conversation.id': conversationId } : {}),
+      },
+    });
+  let root = startTurn();
+  const traceIds = [root.spanContext().traceId];
+  const traceId = traceIds[0]!;
   const runKey = conversationId ?? traceId;
+  const stepsPerTurn = Math.ceil(steps / turns);
   let toolCalls = 0;
   let verdict: Verdict | undefined;
   for (let step = 1; step <= steps; step++) {
-    toolSpan(nextCall(mode, run, step), `call-${run}-${step}`, root);
+    if (step > 1 && (step - 1) % stepsPerTurn === 0) {
+      // The next turn of the conversation: a new trace.
+      root.end();
+      root = startTurn();
+      traceIds.push(root.spanContext().traceId);
+    }
+    toolSpan(nextCall(mode, run, step), `call-${run}-${step}`, root, turns > 1 ? conversationId : undefined);
     toolCalls++;
     if (verdictUrl) {
       // The collector only knows what reached it: flush, then ask.
@@ -149,7 +168,7 @@ async function agentRun(mode: Mode, run: number) {
     await sleep(stepDelayMs > 0 ? stepDelayMs + Math.floor(Math.random() * stepDelayMs) : 0);
   }
   root.end();
-  return { type: 'run', run, mode, traceId, runKey, ...(conversationId ? { conversationId } : {}), toolCalls, spans: toolCalls + 1, stopped: verdict?.stopped === true, verdict };
+  return { type: 'run', run, mode, traceId, traceIds, runKey, ...(conversationId ? { conversationId } : {}), toolCalls, spans: toolCalls + traceIds.length, stopped: verdict?.stopped === true, verdict };
 }
 
 const runs = [

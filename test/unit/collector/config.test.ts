@@ -16,7 +16,9 @@ function yamlFile(text: string): string {
 const DEFAULTS: CollectorConfig = {
   listen: { host: '0.0.0.0', port: 4318 },
   maxBodyBytes: 16 * 1024 * 1024,
-  queue: { maxSpans: 20_000, retryAfterSeconds: 2 },
+  queue: { maxSpans: 20_000, maxBytes: 64 * 1024 * 1024, directory: undefined, retryAfterSeconds: 2 },
+  limits: { maxInFlightBytes: 64 * 1024 * 1024, maxAnyValueDepth: 128, maxValuesPerSpan: 10_000, maxKeyLength: 256, maxSeriesPerMetric: 2000 },
+  server: { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 },
   batch: { maxSpans: 512, intervalMs: 500 },
   forward: {
     endpoint: undefined,
@@ -24,6 +26,7 @@ const DEFAULTS: CollectorConfig = {
     compression: 'none',
     headers: {},
     timeoutMs: 10_000,
+    maxConcurrentBatches: 1,
     retry: { initialBackoffMs: 500, maxBackoffMs: 30_000, maxAttempts: 0 },
   },
   auth: { token: undefined },
@@ -102,7 +105,7 @@ detection:
     expect(problems).toEqual(
       expect.arrayContaining([
         `listen.port (from ${path}): expected an integer from 0 to 65535, got 70000`,
-        'lisen: unknown field (known here: auth, batch, detection, forward, listen, maxBodyBytes, queue, shutdown)',
+        'lisen: unknown field (known here: auth, batch, detection, forward, limits, listen, maxBodyBytes, queue, server, shutdown)',
         'queue: expected a mapping, got 5',
         'batch.maxSpans (from LOOPGUARD_COLLECTOR_BATCH_MAX_SPANS): expected an integer >= 1, got "lots"',
         'forward.protocol (from OTEL_EXPORTER_OTLP_PROTOCOL): expected one of http/protobuf, http/json, got "grpc"',

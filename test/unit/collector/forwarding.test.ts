@@ -5,7 +5,7 @@ import { parseRetryAfter, splitIntoChunks } from '../../../src/collector/forward
 import { decodeRpcStatusJson, decodeTraceRequestJson } from '../../../src/collector/otlp-json.js';
 import { countSpans } from '../../../src/collector/otlp-model.js';
 import type { SpanShape } from '../../../src/span-shape.js';
-import { attr, jsonRequest, spansOf, startUpstream, waitFor } from './helpers.js';
+import { attr, jsonRequest, protoRequest, spansOf, startUpstream, waitFor } from './helpers.js';
 import type { Upstream } from './helpers.js';
 
 const hex = (b: Uint8Array | undefined): string => Buffer.from(b ?? []).toString('hex');
@@ -242,5 +242,61 @@ describe('forwarder helpers', () => {
     expect(chunks[0]!.resourceSpans).toHaveLength(2);
     expect(chunks[0]!.resourceSpans[1]!.resource).toBe(request.resourceSpans![1]!.resource);
     expect(chunks.reduce((n, c) => n + countSpans({ resourceSpans: c.resourceSpans }), 0)).toBe(7);
+  });
+});
+
+describe('forwarding received protobuf spans as their bytes plus what detection appended', () => {
+  it('forwards appended attributes and events once, and a changed received attribute with its new value only', async () => {
+    upstream = await startUpstream();
+    const editing: SpanAnnotator = {
+      onStart: () => {},
+      onEnding: (span) => {
+        span.setAttribute('test.appended', 'yes');
+        span.setAttribute('test.appended', 'twice'); // set again: still one attribute
+        if (span.name === 'span-1') span.setAttribute('existing', 'changed');
+        (span as unknown as { addEvent(name: string): void }).addEvent('test.event');
+      },
+      onEnd: () => {},
+      verdict: () => undefined,
+    };
+    await start({ forward: { endpoint: upstream.url }, batch: { intervalMs: 0 } }, editing);
+    const body = jsonRequest(2, { attributes: [{ key: 'existing', value: { stringValue: 'original' } }], events: [{ name: 'received' }] });
+    const res = await fetch(`${collector!.url}/v1/traces`, { method: 'POST', body: protoRequest(body), headers: { 'content-type': 'application/x-protobuf' } });
+    expect(res.status).toBe(200);
+    await waitFor(() => spansOf(upstream!.accepted).length === 2);
+    const [first, second] = spansOf(upstream.accepted);
+    expect(first!.attributes!.map((kv) => [kv.key, kv.value?.stringValue])).toEqual([
+      ['existing', 'original'],
+      ['test.appended', 'twice'],
+    ]);
+    expect(second!.attributes!.map((kv) => [kv.key, kv.value?.stringValue])).toEqual([
+      ['existing', 'changed'],
+      ['test.appended', 'twice'],
+    ]);
+    for (const span of [first!, second!]) expect(span.events!.map((e) => e.name)).toEqual(['received', 'test.event']);
+  });
+});
+
+describe('forward.maxConcurrentBatches', () => {
+  it('keeps several batches in flight and delivers every span once', async () => {
+    upstream = await startUpstream();
+    const release = (() => {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      upstream.respond = async () => {
+        await opened;
+        return true;
+      };
+      return open;
+    })();
+    await start({ forward: { endpoint: upstream.url, maxConcurrentBatches: 3 }, batch: { maxSpans: 4, intervalMs: 0 } });
+    const body = jsonRequest(12);
+    expect((await sendJson(body)).status).toBe(200);
+    // Three batches of 4 are sent before the first one is answered.
+    await waitFor(() => upstream!.requests.length === 3, 5000, 'three batches in flight');
+    release();
+    await waitFor(() => spansOf(upstream!.accepted).length === 12);
+    expect(spansOf(upstream.accepted).map((s) => hex(s.spanId)).sort()).toEqual(idsOf(body).sort());
+    expect(metricValue(await scrape(), 'loopguard_collector_spans_forwarded_total')).toBe(12);
   });
 });

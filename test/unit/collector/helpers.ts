@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { decodeTraceRequestJson } from '../../../src/collector/otlp-json.js';
 import type { OtlpSpan, OtlpTraceRequest } from '../../../src/collector/otlp-model.js';
-import { decodeTraceRequestProto } from '../../../src/collector/otlp-protobuf.js';
+import { decodeTraceRequestProto, encodeTraceRequestProto } from '../../../src/collector/otlp-protobuf.js';
 
 /** One request the upstream OTLP receiver got. */
 export interface UpstreamRequest {
@@ -115,4 +115,55 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = '
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** An OTLP/JSON request encoded as OTLP/protobuf by the collector's own codec. */
+export function protoRequest(json: Record<string, unknown>): Uint8Array {
+  return encodeTraceRequestProto(decodeTraceRequestJson(JSON.stringify(json)));
+}
+
+/** OTLP/JSON text of an AnyValue holding a kvlist nested `depth` levels deep (built as text: no recursion limit). */
+export function nestedKvlistJson(depth: number): string {
+  return '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth) + '{"stringValue":"x"}' + '}]}}'.repeat(depth);
+}
+
+/** Protobuf wire bytes, written by hand so tests can build what no encoder would. */
+export function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** A length-delimited field. */
+export function ld(field: number, payload: Uint8Array): Buffer {
+  return Buffer.concat([varint(field * 8 + 2), varint(payload.length), payload]);
+}
+
+/** An AnyValue (wire bytes) holding a kvlist nested `depth` levels deep, built bottom-up without recursion. */
+export function nestedKvlistProto(depth: number): Buffer {
+  let value: Buffer = ld(1, Buffer.from('x'));
+  for (let i = 0; i < depth; i++) {
+    const keyValue = Buffer.concat([ld(1, Buffer.from('k')), ld(2, value)]);
+    value = ld(6, ld(1, keyValue));
+  }
+  return value;
+}
+
+/**
+ * One ExportTraceServiceRequest (wire bytes) with one scope of spans, each
+ * given as extra Span fields (wire bytes) after fresh valid ids and a name.
+ */
+export function protoSpansRequest(...spanExtras: Uint8Array[]): Buffer {
+  const traceId = Buffer.from(hexId(16), 'hex');
+  const spans = spanExtras.map((extra) => ld(2, Buffer.concat([ld(1, traceId), ld(2, Buffer.from(hexId(8), 'hex')), ld(5, Buffer.from('span')), extra])));
+  return ld(1, ld(2, Buffer.concat(spans)));
+}
+
+/** A Span attribute field (wire bytes) with the given AnyValue bytes. */
+export function protoAttribute(key: string, anyValue: Uint8Array): Buffer {
+  return ld(9, Buffer.concat([ld(1, Buffer.from(key)), ld(2, anyValue)]));
 }

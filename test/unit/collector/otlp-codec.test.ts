@@ -17,6 +17,7 @@ import type { OtlpTraceRequest } from '../../../src/collector/otlp-model.js';
 import {
   decodeRpcStatusProto,
   decodeTraceRequestProto,
+  decodeTraceRequestProtoPerSpan,
   encodeRpcStatusProto,
   encodeTraceRequestProto,
   encodeTraceResponseProto,
@@ -120,7 +121,7 @@ describe('OTLP/JSON decoding against the OTLP specification example', () => {
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"startTimeUnixNano":true}]}]}]}', /spans\[0\]\.startTimeUnixNano: expected an integer/],
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"xyz1"}]}]}]}', /spans\[0\]\.spanId: expected a hex string/],
       ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"SIDEWAYS"}]}]}]}', /kind: expected an integer or a name of enum SpanKind/],
-      ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"flags":-1}]}]}]}', /flags: expected a non-negative integer/],
+      ['{"resourceSpans":[{"scopeSpans":[{"spans":[{"flags":-1}]}]}]}', /flags: expected an integer in the range of fixed32 \(0 to 4294967295\)/],
       ['{"resourceSpans": [', /^invalid JSON/],
     ];
     for (const [body, message] of cases) {
@@ -150,6 +151,17 @@ describe('protobuf <-> JSON', () => {
     expect(JSON.parse(encodeTraceRequestJson(fromProto))).toEqual(
       JSON.parse(SPEC_EXAMPLE.replace(/"([0-9A-F]{16,32})"/g, (_, h: string) => `"${h.toLowerCase()}"`).replace(/: (\d{19})/g, ': "$1"')),
     );
+  });
+
+  it('decodes span by span (the receiver one-pass span decoder) exactly as protobufjs decodes the whole request', async () => {
+    const limits = { maxAnyValueDepth: 128, maxValuesPerSpan: 10_000 };
+    const fromSpec = encodeTraceRequestProto(decodeTraceRequestJson(SPEC_EXAMPLE));
+    const fromSdk = ProtobufTraceSerializer.serializeRequest(await sdkSpans())!;
+    for (const bytes of [fromSpec, fromSdk]) {
+      const perSpan = await decodeTraceRequestProtoPerSpan(bytes, limits);
+      expect(perSpan.rejectedSpans).toBe(0);
+      expect(perSpan.request).toEqual(decodeTraceRequestProto(bytes));
+    }
   });
 
   it('decodes what the OpenTelemetry JS SDK serialises, identically from protobuf and from JSON', async () => {

@@ -172,3 +172,81 @@ describe('memory bounds from the detection options', () => {
     }
   });
 });
+
+describe('idle runs', () => {
+  it('answers 200 for a finished run (its root span ended) and releases it after runTtlMs without new traffic', async () => {
+    const idle = await startCollector({ listen: { host: '127.0.0.1', port: 0 }, detection: { runTtlMs: 1000 } }, { log: () => {} });
+    try {
+      const memory = new InMemorySpanExporter();
+      await runAgent(memory, 'conv-idle', [{ args: { q: 'x' }, result: { ok: true } }]);
+      const body = ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+      expect((await fetch(`${idle.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } })).status).toBe(200);
+      // The root span has ended: the run is finished, and its verdict is still served until the run is evicted.
+      expect((await fetch(`${idle.url}/v1/runs/conv-idle`)).status).toBe(200);
+      // No span arrives from here on: eviction must not wait for one.
+      const deadline = Date.now() + 5000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        status = (await fetch(`${idle.url}/v1/runs/conv-idle`)).status;
+      }
+      expect(status).toBe(404);
+      const metrics = await (await fetch(`${idle.url}/metrics`)).text();
+      expect(metrics).toContain('loopguard_collector_runs_evicted_total 1\n');
+    } finally {
+      await idle.close();
+    }
+  });
+});
+
+describe('values kept as keys are bounded', () => {
+  it('caps tool-name and run-key lengths and the series per metric, keeping distinct values distinct', async () => {
+    const capped = await startCollector(
+      { listen: { host: '127.0.0.1', port: 0 }, limits: { maxKeyLength: 128, maxSeriesPerMetric: 20 } },
+      { log: () => {} },
+    );
+    try {
+      const longConversation = `conv-${'c'.repeat(5000)}`;
+      const memory = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
+      const tracer = provider.getTracer('agent');
+      for (let i = 0; i < 60; i++) {
+        // Names differing only at their end, 20 KB each.
+        const tool = `${'t'.repeat(20_000)}-${i}`;
+        tracer
+          .startSpan(`execute_tool ${i}`, {
+            attributes: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': tool,
+              'gen_ai.conversation.id': longConversation,
+              'gen_ai.tool.call.arguments': '{"q":1}',
+              'gen_ai.tool.call.result': '{"ok":true}',
+            },
+          })
+          .end();
+      }
+      await provider.forceFlush();
+      const body = ProtobufTraceSerializer.serializeRequest(memory.getFinishedSpans())!;
+      expect((await fetch(`${capped.url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf' } })).status).toBe(200);
+
+      const metrics = await (await fetch(`${capped.url}/metrics`)).text();
+      const toolSeries = metrics.split('\n').filter((l) => l.startsWith('loopguard_tool_calls_total{'));
+      expect(toolSeries.length).toBeLessThanOrEqual(20);
+      expect(toolSeries.some((l) => l.includes('otel_metric_overflow="true"'))).toBe(true);
+      const labels = [...metrics.matchAll(/gen_ai_tool_name="([^"]*)"/g)].map((m) => m[1]!);
+      expect(labels.length).toBeGreaterThan(0);
+      expect(Math.max(...labels.map((l) => l.length))).toBeLessThanOrEqual(128);
+      // Shortened names stay distinct (a digest of the whole name ends each one).
+      const toolLabels = toolSeries.map((l) => /gen_ai_tool_name="([^"]*)"/.exec(l)?.[1]).filter((l) => l !== undefined);
+      expect(new Set(toolLabels).size).toBe(toolLabels.length);
+      expect(toolLabels.length).toBeGreaterThan(10);
+      expect(metrics.length).toBeLessThan(64 * 1024);
+      // The verdict is found by the original (long) run key, and all 60 distinct tools were counted.
+      const verdict = (await (await fetch(`${capped.url}/v1/runs/${encodeURIComponent(longConversation)}`)).json()) as Record<string, unknown>;
+      expect(verdict.toolCalls).toBe(60);
+      expect(String(verdict.runKey).length).toBeLessThanOrEqual(128);
+    } finally {
+      await capped.close();
+    }
+  });
+});

@@ -118,8 +118,13 @@ describe('POST /v1/traces', () => {
     const wrongShape = await post(JSON.stringify({ resourceSpans: [{ scopeSpans: 'nope' }] }), { 'content-type': 'application/json' });
     expect(wrongShape.status).toBe(400);
     expect(decodeRpcStatusJson(await wrongShape.text()).message).toBe('resourceSpans[0].scopeSpans: expected an array, got the string "nope"');
+    // A span-level error refuses that span only (partial success), naming the field.
     const badHex = await post(JSON.stringify(jsonRequest(1, { traceId: 'zz' })), { 'content-type': 'application/json' });
-    expect(badHex.status).toBe(400);
+    expect(badHex.status).toBe(200);
+    expect(decodeTraceResponseJson(await badHex.text()).partialSuccess).toEqual({
+      rejectedSpans: '1',
+      errorMessage: '1 span(s) rejected: resourceSpans[0].scopeSpans[0].spans[0]: traceId: expected a hex string, got the string "zz"',
+    });
     const badGzip = await post('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     expect(badGzip.status).toBe(400);
     expect(decodeRpcStatusJson(await badGzip.text()).message).toMatch(/invalid gzip body/);

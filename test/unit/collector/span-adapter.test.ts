@@ -100,5 +100,8 @@ describe('attribute conversions', () => {
     expect(nanosToHrTime('1544712660000000001')).toEqual([1_544_712_660, 1]);
     expect(hrTimeToNanos([1_544_712_660, 999_999_999])).toBe('1544712660999999999');
     expect(nanosToHrTime(undefined)).toEqual([0, 0]);
+    expect(nanosToHrTime('999')).toEqual([0, 999]);
+    expect(nanosToHrTime('1000000000')).toEqual([1, 0]);
+    expect(nanosToHrTime('18446744073709551615')).toEqual([18_446_744_073, 709_551_615]);
   });
 });

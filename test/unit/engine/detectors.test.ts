@@ -341,3 +341,55 @@ describe('waiting pace', () => {
     expect(engineFor(3_000)[2]).toBe('warning:pending-resubmit');
   });
 });
+
+describe('failure-repeat', () => {
+  const fails = { tool: 'update_reservation', args: 'HAT030 2024-05-13', result: 'flight not available', outcome: 'error' as const, failure: 'deterministic' as const };
+
+  it('warns at the third identical deterministic failure, blocks the fourth, stops the sixth', () => {
+    const r = feed(times(6, fails));
+    expect(r.levels).toEqual([undefined, undefined, 'warning', 'critical', 'critical', 'break']);
+    expect(r.detectors[2]).toBe('failure-repeat');
+  });
+
+  it('leaves transient failures to retry-storm', () => {
+    expect(feed(times(7, { ...fails, failure: 'transient' as const })).firstWarning).toBeNull();
+  });
+
+  it('counts resends separated by notes to itself (a think tool answering alike)', () => {
+    const think = (n: number) => ({ tool: 'think', args: `the amounts must add up, take ${n}`, result: '' });
+    const r = feed([think(0), fails, think(1), fails, think(2), fails]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('failure-repeat');
+  });
+
+  it('gives an attempt of slack for new work before it (an edit, then the test again)', () => {
+    const test = { tool: 'bash', args: 'pytest -x', result: 'TypeError: unsupported operand', outcome: 'error' as const, failure: 'deterministic' as const };
+    const r = feed(times(8, (i) => (i % 2 ? test : { tool: 'bash', args: `sed -i edit ${i}`, result: '' })));
+    expect(r.firstWarning).toBeNull();
+  });
+
+  it('ends the count when the call succeeds or fails another way', () => {
+    const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
+    expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
+    expect(feed([fails, fails, { ...fails, result: 'payment declined' }, fails, fails]).firstWarning).toBeNull();
+  });
+});
+
+describe('sameness by similarity', () => {
+  const page = (seconds: number, extra = '') =>
+    `Treasury Division | Queen Anne's County, MD. You previously visited this page ${seconds} seconds ago. The treasury division collects property taxes, utility bills and special assessments; pay online, by mail or in person. Email the department or call during office hours.${extra}`;
+
+  it('reads one page with another relative time as the same answer: repeated clicks are no progress', () => {
+    const r = feed(times(5, (i) => ({ tool: 'click', args: 'Email the Department', text: page(9 + i) })));
+    expect(r.firstWarning).toBe(3);
+    expect(r.detectors[2]).toBe('no-progress');
+  });
+
+  it('reads a log growing a line at a time as progress, though each step differs little', () => {
+    const tasks = ['compileKotlin', 'processResources', 'classes', 'jar', 'compileTestJava', 'test', 'javadoc', 'assemble', 'check', 'build'];
+    const modules = ['buildSrc', 'core', 'api', 'service', 'cli', 'web', 'worker', 'docs'];
+    const lines = times(24, (i) => `> Task :${modules[i % 8]}:${tasks[(i * 3) % 10]} took ${i * 37 % 90} ms`);
+    const r = feed(times(24, (i) => ({ tool: 'read_file', args: 'build.log', text: lines.slice(0, i + 1).join('\n') })));
+    expect(r.firstWarning).toBeNull();
+  });
+});

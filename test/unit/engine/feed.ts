@@ -1,7 +1,7 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { hashText } from '../../../src/fingerprint/index.js';
+import { canonicalize, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
-import type { Outcome } from '../../../src/types.js';
+import type { FailureKind, Outcome } from '../../../src/types.js';
 
 /** A call as tests write it: arguments and results are short strings standing for their JSON. */
 export interface Call {
@@ -14,6 +14,9 @@ export interface Call {
   namesId?: boolean;
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
   shape?: string;
+  /** The result as text: hashed and sketched as the processor would (instead of `result`). */
+  text?: string;
+  failure?: FailureKind;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
@@ -26,7 +29,9 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       tool: c.tool,
       argsHash,
       normArgsHash: c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`),
-      resultHash: hashText(c.result ?? ''),
+      resultHash: c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)),
+      resultSketch: c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
+      failure: c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
       outcome: c.outcome ?? 'ok',
       informative: c.informative,
       namesId: c.namesId,

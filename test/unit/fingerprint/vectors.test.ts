@@ -15,7 +15,7 @@ describe('documented vectors', () => {
   });
 
   it('fingerprintArgs, resultHash, errorHash', () => {
-    expect(fingerprintArgs({ query: 'Cheap  flights Tokyo cheap', limit: 10 })).toEqual({ argsHash: '5712a37d07afb66a', normArgsHash: 'b7c6082b1a138d48' });
+    expect(fingerprintArgs({ query: 'Cheap  flights Tokyo cheap', limit: 10 })).toMatchObject({ argsHash: '5712a37d07afb66a', normArgsHash: 'b7c6082b1a138d48' });
     expect(resultHash({ status: 'pending', job_id: 'job-701', eta_s: 300 })).toBe('2601b4fa5a4f40a6');
     expect(sha16('{"eta_s":300,"job_id":"$lg:volatile","status":"pending"}')).toBe('2601b4fa5a4f40a6');
     // An error class (here an errno phrase) stands for the message; otherwise the masked message itself.

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { CorpusError } from '../../../../src/eval/corpus.js';
+import { FormatError, FORMATS, readRuns } from '../../../../src/eval/formats/index.js';
+
+const event = (id: number, fields: Record<string, unknown>) => ({ id, source: 'agent', timestamp: `2025-04-30T16:33:0${id}.000000`, ...fields });
+
+describe('readRuns: one registry, formats told apart by content', () => {
+  it('names every format once', () => {
+    const names = FORMATS.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('tells a SWE-agent history (role messages) from an OpenHands history (events)', () => {
+    const swe = { history: [{ role: 'assistant', content: 'ls', action: 'ls\n' }, { role: 'user', content: 'README.md' }] };
+    const oh = { instance_id: 'i-1', history: [event(1, { action: 'run', args: { command: 'ls' } }), event(2, { observation: 'run', cause: 1, content: 'README.md', extras: { metadata: { exit_code: 0 } } })] };
+    expect(readRuns('a', JSON.stringify(swe)).format).toBe('swe-agent');
+    const r = readRuns('b', JSON.stringify(oh));
+    expect(r.format).toBe('openhands');
+    expect(r.runs[0]!.id).toBe('i-1');
+    expect(r.runs[0]!.steps.map((s) => [s.tool, s.args, s.result, s.status, s.t, s.durationMs])).toEqual([['run', { command: 'ls' }, 'README.md', 'ok', 0, 1000]]);
+  });
+
+  it("reads the OpenHands server's trajectory answer ({trajectory:[events]}), not as a SWE-agent trajectory", () => {
+    const events = [event(1, { action: 'run', args: { command: 'grep -rn x src' } }), event(2, { observation: 'run', cause: 1, content: '', extras: { metadata: { exit_code: 1 } } })];
+    const r = readRuns('t', JSON.stringify({ trajectory: events }));
+    expect(r.format).toBe('openhands');
+    expect(r.runs[0]!.steps.map((s) => [s.tool, s.status])).toEqual([['run', 'empty']]);
+    expect(readRuns('s', JSON.stringify({ trajectory: [{ action: 'ls\n', observation: 'a.py', thought: '' }] })).format).toBe('swe-agent');
+  });
+
+  it('tells tau-bench results from a bare message list', () => {
+    const tau = [{ task_id: 3, trial: 1, traj: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'search_flights', arguments: '{"from":"JFK"}' } }] }, { role: 'tool', content: '[]' }] }];
+    const r = readRuns('t.json', JSON.stringify(tau));
+    expect(r.format).toBe('tau-bench');
+    expect(r.runs[0]!.steps.map((s) => [s.tool, s.args, s.status])).toEqual([['search_flights', { from: 'JFK' }, 'empty']]);
+    const mini = [{ role: 'assistant', content: 'THOUGHT\n```bash\nls -la\n```' }, { role: 'user', content: '<returncode>0</returncode>\n<output>\nREADME.md\n</output>' }];
+    expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.tool, s.args, s.result])).toEqual([['bash', { command: 'ls -la' }, 'README.md\n']]);
+  });
+
+  it('a mini-SWE-agent response with two command blocks ran nothing (the agent answered with a format error)', () => {
+    const mini = [
+      { role: 'assistant', content: '```bash\nls\n```\nand\n```bash\npwd\n```' },
+      { role: 'user', content: 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.' },
+      { role: 'assistant', content: '```bash\nls\n```' },
+      { role: 'user', content: '<returncode>0</returncode>\n<output>\na.py\n</output>' },
+    ];
+    expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
+  });
+
+  it('reads a tool-calling mini-SWE-agent trajectory ({"returncode","output"} observations)', () => {
+    const traj = {
+      trajectory_format: 'mini-swe-agent-1.1',
+      info: { instance_id: 'x__y-1' },
+      messages: [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'bash', arguments: '{"command":"python t.py"}' } }] },
+        { role: 'tool', content: '{"returncode": 1, "output": "Traceback (most recent call last):\\nKeyError: 1"}' },
+      ],
+    };
+    const r = readRuns('m', JSON.stringify(traj));
+    expect(r.runs[0]!.id).toBe('x__y-1');
+    expect(r.runs[0]!.steps.map((s) => [s.args, s.status])).toEqual([[{ command: 'python t.py' }, 'error']]);
+  });
+
+  it('keeps the benchmark corpus error messages exactly as they were', () => {
+    expect(() => readRuns('c.jsonl', '{"id":"a","label":"normal","steps":[]}\n{"id":"a","label":"normal","steps":[]}\n')).toThrow(
+      new CorpusError(2, 'id', 'must be unique within the file ("a" repeats)'),
+    );
+    expect(() => readRuns('c.jsonl', 'not json\n')).toThrow(CorpusError);
+  });
+
+  it('an empty file is an empty benchmark corpus', () => {
+    expect(readRuns('e.jsonl', '\n')).toEqual({ format: 'benchmark', runs: [] });
+  });
+
+  it('a value no reader knows fails naming what it found and what was expected', () => {
+    expect(() => readRuns('x.json', '[1,2]')).toThrow(FormatError);
+    expect(() => readRuns('x.json', '[1,2]')).toThrow(/is a list, not a format loopguard reads/);
+  });
+});

@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalize, resultDigest } from '../../../src/fingerprint/index.js';
+import { SKETCH_MAX_CHARS, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
+import { referenceSketch } from './sketch-reference.js';
+
+const TRACEBACK =
+  'Traceback (most recent call last):\n  File "book_store.py", line 44\n    new_content="""def total(basket):\n                ^\nSyntaxError: incomplete input';
+const PAGE = {
+  status: 'running',
+  page: 'Address: file:///workspace/report.zip | Title: Download complete. | You previously visited this page 9 seconds ago. | Viewport position: Showing page 1 of 1.',
+};
+
+describe('textSketch', () => {
+  it('matches the vectors in docs/fingerprints.md', () => {
+    expect(textSketch(canonicalize({ query: 'cheap flights tokyo', limit: 10 }))).toBe('00b7e361690000000000000000000000000000000000000000000000000000000000000000');
+    expect(textSketch(canonicalize(null))).toBe('0077074ba40000000000000000000000000000000000000000000000000000000000000000');
+    expect(textSketch(canonicalize(TRACEBACK))).toBe('12040c5b8c77777777daaaaaaaaaaaa22233fffffffaae777333aaaaaeecccffffffeef777');
+    expect(textSketch(canonicalize(PAGE))).toBe('16688ee0fe66666666afffffffcccaaaaaaaaadeeeef4402833333aaaaaaaa5bbbb888ebb6');
+  });
+
+  it('agrees with an independent implementation of the documented algorithm', () => {
+    const text = fc.oneof(fc.string({ maxLength: 200 }), fc.lorem({ maxCount: 60 }), fc.string({ unit: 'grapheme', maxLength: 120 }));
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(text, fc.integer(), fc.boolean(), fc.constant(null)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 8 }), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const canonical = canonicalize(v);
+        expect(textSketch(canonical)).toBe(referenceSketch(canonical));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('keeps a stray newline in a traceback the same sketch, while the exact hash changes', () => {
+    const a = resultDigest(TRACEBACK);
+    const b = resultDigest(TRACEBACK.replace('^\n', '^\n\n'));
+    expect(a.hash).not.toBe(b.hash);
+    expect(a.sketch).toBe(b.sketch);
+  });
+
+  it('compares free text only: a changed short field is another skeleton, so never near', () => {
+    const running = textSketch(canonicalize({ ...PAGE, status: 'running' }));
+    const done = textSketch(canonicalize({ ...PAGE, status: 'done' }));
+    expect(running.slice(2, 10)).not.toBe(done.slice(2, 10));
+    expect(sketchSimilarity(running, done)).toBe(0);
+  });
+
+  it('rates one page read twice with another relative time near, and another page far', () => {
+    const page = (seconds: number) =>
+      `Treasury Division | Queen Anne's County, MD. You previously visited this page ${seconds} seconds ago. The treasury division collects property taxes, utility bills and special assessments; pay online, by mail or in person at the county office. Email the department or call during office hours.`;
+    const other =
+      'Board of Education | Meeting agenda, minutes and livestream archive for the school year, with the calendar of public hearings, budget workshops and the superintendent search.';
+    expect(sketchSimilarity(textSketch(canonicalize(page(9))), textSketch(canonicalize(page(12))))).toBeGreaterThan(0.65);
+    expect(sketchSimilarity(textSketch(canonicalize(page(9))), textSketch(canonicalize(other)))).toBeLessThan(0.25);
+  });
+
+  it('reads at most SKETCH_MAX_CHARS: a 10 MB value costs what its head costs', () => {
+    const huge = 'lorem ipsum dolor sit amet '.repeat(400_000);
+    expect(huge.length).toBeGreaterThan(10_000_000);
+    const text = canonicalize(huge);
+    expect(textSketch(text)).toBe(textSketch(text.slice(0, SKETCH_MAX_CHARS)));
+  });
+});
