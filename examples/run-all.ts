@@ -19,4 +19,7 @@ for (const file of EXAMPLES) {
   }
 }
 console.log(`\n${EXAMPLES.length - failed} passed, ${failed} failed`);
+// The acceptance apps: register() alone, through tsx and compiled, 5 times each.
+const apps = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'apps', 'check.ts')], { stdio: 'inherit', env: process.env, timeout: 1_800_000 });
+if (apps.status !== 0) failed += 1;
 process.exitCode = failed === 0 ? 0 : 1;

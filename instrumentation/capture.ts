@@ -3,6 +3,8 @@
  * default). Values under sensitive keys are replaced, the text is cut at a
  * byte limit, and nothing here can throw.
  */
+import { previewArgs } from '../src/nudge.js';
+
 export interface CaptureOptions {
   /** Longest text recorded per value, in UTF-16 code units. default 2048 */
   maxLength?: number;
@@ -15,7 +17,7 @@ export interface ResolvedCapture {
   redactKeys: RegExp;
 }
 
-const DEFAULT_REDACT = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
+export const DEFAULT_REDACT = /pass(word)?|secret|token|api[-_]?key|authorization|cookie|credential/i;
 
 export function resolveCapture(option: boolean | CaptureOptions | undefined): ResolvedCapture | undefined {
   if (!option) return undefined;
@@ -43,4 +45,17 @@ export function captureAttribute(value: unknown, capture: ResolvedCapture): stri
     text = '[unserialisable]';
   }
   return text.length > capture.maxLength ? `${text.slice(0, capture.maxLength)}…[truncated ${text.length - capture.maxLength}]` : text;
+}
+
+/** The arguments as the model reads them in a nudge: in-process, so content stays, but sensitive keys are redacted all the same. */
+export function modelArgsPreview(args: unknown, capture: ResolvedCapture | undefined): string {
+  return previewArgs(args, capture?.redactKeys ?? DEFAULT_REDACT);
+}
+
+/**
+ * The arguments as an error message may carry them: errors reach span
+ * statuses and logs, so content only with capture on, and redacted.
+ */
+export function exportableArgsPreview(args: unknown, capture: ResolvedCapture | undefined): string {
+  return capture ? previewArgs(args, capture.redactKeys) : '…';
 }

@@ -5,6 +5,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -17,8 +18,8 @@ import { ACTION_BLOCK, ACTION_BREAK, type GuardHost } from '../src/processor.js'
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import { isOutcome, type Level, type Outcome } from '../src/types.js';
-import { buildNudge, previewArgs } from '../src/nudge.js';
-import { captureAttribute, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
+import { buildNudge } from '../src/nudge.js';
+import { captureAttribute, exportableArgsPreview, modelArgsPreview, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
 import { REGISTER_DEFAULTS } from './defaults.js';
 import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
 
@@ -71,7 +72,23 @@ export interface ToolCallInfo {
 export interface RunOptions {
   /** Sets `gen_ai.conversation.id`: calls of several traces with the same id are one run. */
   conversationId?: string;
+  /** Sets `gen_ai.agent.name`, the name of the agent doing the run (the run's own name is `loopguard.run.name`). */
+  agentName?: string;
   attributes?: Attributes;
+}
+
+/** A run in progress or finished: what `guard.run()` hands its function. */
+export interface RunHandle {
+  /** The key the run's calls are compared under: its conversation id, else its trace id. */
+  readonly runKey: string;
+  /** The run's verdict so far; once the run is over, its final verdict. undefined before its first tool call. */
+  verdict(): RunVerdict | undefined;
+}
+
+/** A run opened with `startRun`: code run inside `context` belongs to it, `end` closes it. */
+export interface OpenRun extends RunHandle {
+  readonly context: Context;
+  end(error?: unknown): void;
 }
 
 /** What the guard may do to the tracer provider behind it. */
@@ -88,6 +105,16 @@ export interface NotExecutedResult {
 }
 
 type AnyFunction = (...args: never[]) => unknown;
+
+/** A tool as `wrapTool` returns it: its own result, or the "not executed" result of a blocked call. */
+export type GuardedTool<F extends AnyFunction> = (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>> | NotExecutedResult>;
+
+/** True for the result of a call loopguard blocked instead of running it. */
+export function isNotExecuted(value: unknown): value is NotExecutedResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return v.status === 'not_executed' && v.reason === 'loop_detected' && typeof v.message === 'string';
+}
 
 /** One guarded call in progress: what the history entry is built from, and the span. */
 interface Call extends CallFacts {
@@ -131,7 +158,10 @@ function stepOf(span: SpanShape, fallback: number): number {
 export class Guard {
   /** The span processor, through the narrow interface the guard needs of it. */
   readonly processor: GuardHost;
-  /** Settles when the framework adapters `register()` enabled have patched what they could load (ESM modules are patched asynchronously). */
+  /**
+   * Settles when the framework adapters `register()` enabled have patched what they could load. Importing loopguard
+   * preloads the installed frameworks, so they are patched before `register()` returns and nothing needs to wait for this.
+   */
   ready: Promise<void> = Promise.resolve();
   private readonly tracer: Tracer;
   private readonly options: GuardOptions;
@@ -148,49 +178,81 @@ export class Guard {
 
   /**
    * Runs `fn` as one agent run: an `invoke_agent {name}` root span whose
-   * tool calls are compared with each other. A `LoopBreakError` from a tool
-   * propagates out of it unchanged, for the caller to handle.
+   * tool calls are compared with each other. `fn` gets the run's handle
+   * (its key, and its verdict, which stays readable after the run). A
+   * `LoopBreakError` from a tool propagates out of it unchanged, for the
+   * caller to handle.
    */
-  run<T>(name: string, fn: () => T | Promise<T>, options: RunOptions = {}): Promise<T> {
-    const attributes: Attributes = {
-      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_INVOKE_AGENT,
-      [sc.ATTR_GEN_AI_AGENT_NAME]: name,
-      ...options.attributes,
-    };
-    if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
-    return this.tracer.startActiveSpan(
-      `${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
-      { root: true, kind: SpanKind.INTERNAL, attributes },
-      async (span) => {
-        try {
-          return await fn();
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-          if (err instanceof Error) span.setAttribute(sc.ATTR_ERROR_TYPE, err.name);
-          throw err;
-        } finally {
-          span.end();
-        }
-      },
-    );
+  run<T>(name: string, fn: (run: RunHandle) => T | Promise<T>, options: RunOptions = {}): Promise<T> {
+    const open = this.startRun(name, options);
+    return context.with(open.context, async () => {
+      try {
+        const value = await fn(open);
+        open.end();
+        return value;
+      } catch (err) {
+        open.end(err);
+        throw err;
+      }
+    });
   }
 
-  /** Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list. */
-  wrapTool<F extends AnyFunction>(name: string, fn: F, info?: Omit<ToolCallInfo, 'callId'>): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>> {
+  /**
+   * Opens a run whose start and end are signalled separately (what the
+   * framework adapters use for invocations they see begin and finish):
+   * run code inside `context` to make it part of the run, and call `end`
+   * once, with the error if it failed.
+   */
+  startRun(name: string, options: RunOptions = {}): OpenRun {
+    // A run id is not an agent name: the name given here goes to loopguard.run.name.
+    const attributes: Attributes = {
+      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_INVOKE_AGENT,
+      [sc.ATTR_LOOPGUARD_RUN_NAME]: name,
+      ...options.attributes,
+    };
+    if (options.agentName !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_NAME] = options.agentName;
+    if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
+    const span = this.tracer.startSpan(`${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`, { root: true, kind: SpanKind.INTERNAL, attributes });
+    const shaped = span as Span & Partial<SpanShape>;
+    const runKey = (shaped.attributes ? this.processor.runKeyOf(shaped as SpanShape) : undefined) ?? span.spanContext().traceId;
+    const processor = this.processor;
+    let ended = false;
+    return {
+      runKey,
+      context: trace.setSpan(context.active(), span),
+      verdict: () => processor.verdict(runKey),
+      end(error?: unknown) {
+        if (ended) return;
+        ended = true;
+        if (error !== undefined) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          span.setAttribute(sc.ATTR_ERROR_TYPE, error instanceof Error ? error.name : typeof error);
+        }
+        span.end();
+      },
+    };
+  }
+
+  /**
+   * Wraps one tool function. Single-argument tools are fingerprinted on that argument, others on the argument list.
+   * A blocked call does not run and resolves to a `NotExecutedResult` instead (check with `isNotExecuted`), unless the
+   * guard was created with `onBlock: 'throw'`.
+   */
+  wrapTool<F extends AnyFunction>(name: string, fn: F, info?: Omit<ToolCallInfo, 'callId'>): GuardedTool<F> {
     const guard = this;
     const wrapped = function (this: unknown, ...args: Parameters<F>) {
       const fingerprinted = args.length === 1 ? args[0] : args;
-      return guard.callTool(name, fingerprinted, () => fn.apply(this, args), info) as Promise<Awaited<ReturnType<F>>>;
+      return guard.callTool(name, fingerprinted, () => fn.apply(this, args), info) as Promise<Awaited<ReturnType<F>> | NotExecutedResult>;
     };
     Object.defineProperty(wrapped, 'name', { value: fn.name || name });
     return wrapped;
   }
 
   /** Wraps every function of an object of tools, keyed by tool name. */
-  wrapTools<T extends Record<string, AnyFunction>>(tools: T): { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> } {
+  wrapTools<T extends Record<string, AnyFunction>>(tools: T): { [K in keyof T]: GuardedTool<T[K]> } {
     const out: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(tools)) out[name] = this.wrapTool(name, fn);
-    return out as { [K in keyof T]: (...args: Parameters<T[K]>) => Promise<Awaited<ReturnType<T[K]>>> };
+    return out as { [K in keyof T]: GuardedTool<T[K]> };
   }
 
   /** The verdict of the run the caller is in (or of `runKey`): what an agent checks to decide whether to go on. */
@@ -249,6 +311,7 @@ export class Guard {
     const decision = errors.run('recording the tool result failed', () => this.recordResult(call, result), undefined);
     // No verdict to act on (the common case): no extra promise on the hot path.
     const after = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, result, true), result) : result;
+    if (after instanceof LoopBreakError) markBroken(call.span, after);
     call.end();
     if (after instanceof LoopBreakError) throw after;
     return after;
@@ -326,10 +389,13 @@ export class Guard {
     if (pre.stop) {
       // Already stopped: every later call is refused the same way, without asking again.
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
+      span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
       const last = pre.stop.evidence;
       this.processor.recordCall(span, runKey, call, { kind: 'refused', as: last?.next });
+      const error = this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.steps(runKey)));
+      markBroken(span, error);
       call.end();
-      throw this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.steps(runKey)));
+      throw error;
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
     const step = this.processor.steps(runKey) + 1;
@@ -338,19 +404,23 @@ export class Guard {
     const chosen = decideAction(false, pre.level, answer, undefined, false);
     if (chosen.act === 'run') return NOT_REFUSED;
     span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, chosen.act === 'break' ? ACTION_BREAK : ACTION_BLOCK);
+    span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
     const decision = this.processor.recordCall(span, runKey, call, { kind: 'refused', as: pre.armed?.next });
     const { act, byOnLoop } = decideAction(false, pre.level, answer, decision.level, false);
     if (act === 'break') {
       const reason = byOnLoop ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
       this.processor.stopRun(runKey, reason);
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
+      const error = this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
+      markBroken(span, error);
       call.end();
-      throw this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
+      throw error;
     }
     call.end();
     const nudge = event?.nudge ?? '';
     if ((this.options.onBlock ?? REGISTER_DEFAULTS.onBlock) === 'throw') {
-      throw new ToolCallBlockedError(nudge.split('\n')[0] ?? 'loopguard blocked this call', {
+      const message = evidence ? this.errorLine(pre.level, evidence, tool, args, stepOf(span, step), true) : 'loopguard blocked this call';
+      throw new ToolCallBlockedError(message, {
         reason: evidence?.detector ?? 'loop',
         detector: evidence?.detector ?? 'loop',
         level: 'critical',
@@ -404,7 +474,7 @@ export class Guard {
     step: number,
     executed: boolean,
   ): LoopEvent {
-    const nudge = buildNudge({ level, evidence, tool, argsPreview: previewArgs(args), step, blocked: !executed && level !== 'break' });
+    const nudge = buildNudge({ level, evidence, tool, argsPreview: modelArgsPreview(args, this.capture), step, blocked: !executed && level !== 'break' });
     return { level, action, detector: evidence.detector, nudge, evidence, tool, args, step, runKey, traceId: span.spanContext().traceId };
   }
 
@@ -428,9 +498,7 @@ export class Guard {
     evidence: LoopEvidence | undefined,
     step: number,
   ): LoopBreakError {
-    const message = evidence
-      ? buildNudge({ level: 'break', evidence, tool, argsPreview: previewArgs(args), step, blocked: false }).split('\n')[0]!
-      : `[loopguard break] The run was stopped (${reason}).`;
+    const message = evidence ? this.errorLine('break', evidence, tool, args, step, false) : `[loopguard break] The run was stopped (${reason}).`;
     return new LoopBreakError(message, {
       reason,
       detector: evidence?.detector ?? reason,
@@ -443,11 +511,22 @@ export class Guard {
     });
   }
 
+  /** The nudge's first line as an error message: errors end up on span statuses and in logs, so no content unless capture allows it. */
+  private errorLine(level: Level, evidence: LoopEvidence, tool: string, args: unknown, step: number, blocked: boolean): string {
+    return buildNudge({ level, evidence, tool, argsPreview: exportableArgsPreview(args, this.capture), step, blocked }).split('\n')[0]!;
+  }
+
   private activeRunKey(): string | undefined {
     const span = trace.getActiveSpan() as (Span & Partial<SpanShape>) | undefined;
     if (!span || !span.attributes) return undefined;
     return this.processor.runKeyOf(span as SpanShape) ?? span.spanContext().traceId;
   }
+}
+
+/** A call that ends the run fails with the break, and its span says so. */
+function markBroken(span: Span, error: LoopBreakError): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  span.setAttribute(sc.ATTR_ERROR_TYPE, error.name);
 }
 
 /** Appends the nudge where the model will read it; other result types are left as they are. */

@@ -3,10 +3,14 @@ export { REGISTER_DEFAULTS } from './defaults.js';
 export {
   Guard,
   appendNudge,
+  isNotExecuted,
+  type GuardedTool,
   type GuardOptions,
   type LoopAction,
   type LoopEvent,
   type NotExecutedResult,
+  type OpenRun,
+  type RunHandle,
   type RunOptions,
   type ToolCallInfo,
 } from './guard.js';
@@ -24,3 +28,8 @@ export {
   type FrameworkOptions,
 } from './adapters/index.js';
 export * from '../src/index.js';
+
+import { preloadFrameworks } from './adapters/index.js';
+// ESM modules can only be imported asynchronously: importing loopguard waits for the installed
+// frameworks, so register() patches them at once and the first agent run is guarded.
+await preloadFrameworks();

@@ -15,6 +15,7 @@ import { OptionProblems } from '../src/option-problems.js';
 import { checkDetectionOptions, DETECTION_KEYS, isPlainObject, rejectUnknownKeys, type DetectionOptions } from '../src/options.js';
 import { LoopGuardSpanProcessor, type LoopGuardProcessorOptions } from '../src/processor.js';
 import { VERSION } from '../src/version.js';
+import { otlpTracesEndpoint, warnOnExportFailure } from './export-warning.js';
 import { Guard, type GuardOptions } from './guard.js';
 import { frameworkInstrumentations, frameworksReady, type FrameworkInstrumentation, type FrameworkName, type FrameworkOptions } from './adapters/index.js';
 import { REGISTER_DEFAULTS } from './defaults.js';
@@ -136,7 +137,7 @@ function chooseExporter(choice: RegisterOptions['exporter']): SpanProcessor | un
   if (name === 'none') return undefined;
   // The console is for people watching: print each span as it ends.
   if (name === 'console') return new SimpleSpanProcessor(new ConsoleSpanExporter());
-  return new BatchSpanProcessor(new OTLPTraceExporter());
+  return new BatchSpanProcessor(warnOnExportFailure(new OTLPTraceExporter(), otlpTracesEndpoint()));
 }
 
 /** Splits register() options into the processor's (with the detection options), the guard's, and its own. */

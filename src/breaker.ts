@@ -75,3 +75,23 @@ export class ToolCallBlockedError extends VerdictError {
 export function isLoopGuardVerdictError(err: unknown): err is LoopBreakError | ToolCallBlockedError {
   return err instanceof LoopBreakError || err instanceof ToolCallBlockedError;
 }
+
+/**
+ * The LoopBreakError behind `err`, also when a framework wrapped it: the
+ * standard `cause` chain, and the `error` field of OpenAI Agents'
+ * `ToolCallError`. undefined when loopguard did not stop the run.
+ */
+export function loopBreakOf(err: unknown): LoopBreakError | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof LoopBreakError) return current;
+    const e = current as { cause?: unknown; error?: unknown };
+    current = e.cause ?? e.error;
+  }
+  return undefined;
+}
+
+/** True when loopguard stopped the run, however the framework wrapped the LoopBreakError: `catch (e) { if (isLoopBreak(e)) … }`. */
+export function isLoopBreak(err: unknown): boolean {
+  return loopBreakOf(err) !== undefined;
+}

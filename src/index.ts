@@ -3,7 +3,7 @@
  * `register()`: for hosts that bring their own tracer provider.
  */
 export { LoopGuardSpanProcessor, type Detection, type LoopGuardProcessorOptions } from './processor.js';
-export { LoopBreakError, ToolCallBlockedError, isLoopGuardVerdictError, type LoopEvidence } from './breaker.js';
+export { LoopBreakError, ToolCallBlockedError, isLoopBreak, isLoopGuardVerdictError, loopBreakOf, type LoopEvidence } from './breaker.js';
 export { LoopEngine, type PreVerdict, type RunVerdict, type StopInfo } from './engine.js';
 export { DETECTION_DEFAULTS, LoopGuardConfigError, resolveDetectionOptions, type DetectionOptions, type OptionProblem, type ToolOptions } from './options.js';
 export { DETECTOR_NAMES, PRESETS, PRESET_NAMES, type DetectorName, type PresetName, type Thresholds } from './config.js';

@@ -73,11 +73,12 @@ export function buildNudge(input: NudgeInput): string {
   ].join('\n');
 }
 
-/** A bounded one-line preview of tool arguments for the nudge. */
-export function previewArgs(args: unknown, maxChars = 120): string {
+/** A bounded one-line preview of tool arguments for the nudge; values under keys matching `redactKeys` read "[REDACTED]". */
+export function previewArgs(args: unknown, redactKeys?: RegExp, maxChars = 120): string {
+  const redact = redactKeys && ((key: string, v: unknown) => (key !== '' && redactKeys.test(key) ? '[REDACTED]' : v));
   let text: string;
   try {
-    text = typeof args === 'string' ? JSON.stringify(args) : (JSON.stringify(args) ?? String(args));
+    text = typeof args === 'string' ? JSON.stringify(args) : (JSON.stringify(args, redact) ?? String(args));
   } catch {
     text = '…';
   }

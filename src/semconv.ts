@@ -62,6 +62,10 @@ export const ATTR_LOOPGUARD_RUN_DETECTIONS = 'loopguard.run.detections';
 export const ATTR_LOOPGUARD_RUN_STOPPED = 'loopguard.run.stopped';
 export const ATTR_LOOPGUARD_RUN_STOP_REASON = 'loopguard.run.stop_reason';
 export const ATTR_LOOPGUARD_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
+/** false on a call loopguard refused (blocked or broken): its result hash and outcome are those of the repeat it stands for. */
+export const ATTR_LOOPGUARD_EXECUTED = 'loopguard.executed';
+/** The name given to `guard.run()`: a run id, not an agent name (that is `gen_ai.agent.name`). */
+export const ATTR_LOOPGUARD_RUN_NAME = 'loopguard.run.name';
 
 // --- metrics ---
 export const METRIC_LOOPGUARD_DETECTIONS = 'loopguard.detections';

@@ -32,8 +32,6 @@ export async function setUp(name: string, framework: FrameworkName, aiModules?: 
       console.log(`  step ${String(e.step).padStart(2)}  loopguard ${what.padEnd(5)} ${e.detector} (${e.evidence.count}x): ${clip(e.nudge.split('\n')[0] ?? '', 90)}`);
     },
   });
-  // ESM copies of the frameworks are patched asynchronously: wait before the first run.
-  await guard.ready;
   console.log(`\n== ${name} ==`);
   return {
     guard,

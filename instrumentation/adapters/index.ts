@@ -1,9 +1,10 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { AiSdkInstrumentation } from './ai-sdk/instrumentation.js';
+import { AI_MODULE, AiSdkInstrumentation } from './ai-sdk/instrumentation.js';
 import type { AiSdkInstrumentationConfig } from './ai-sdk/instrumentation.js';
-import { LangChainInstrumentation } from './langchain/instrumentation.js';
-import { McpClientInstrumentation } from './mcp/instrumentation.js';
-import { OpenAIAgentsInstrumentation } from './openai-agents/instrumentation.js';
+import { LANGCHAIN_MODULES, LangChainInstrumentation } from './langchain/instrumentation.js';
+import { MCP_CLIENT_MODULE, McpClientInstrumentation } from './mcp/instrumentation.js';
+import { OPENAI_AGENTS_MODULE, OpenAIAgentsInstrumentation } from './openai-agents/instrumentation.js';
+import { aliasesOf, preloadModules } from './shared/load.js';
 import type { ToolCallGuard } from './shared/guard-like.js';
 import { LoopGuardConfigError } from '../../src/options.js';
 
@@ -65,4 +66,13 @@ export function frameworkInstrumentations(guard: ToolCallGuard, options: Framewo
 /** Settles when every adapter has patched what it could load (ESM copies are patched asynchronously). */
 export async function frameworksReady(instrumentations: FrameworkInstrumentation[]): Promise<void> {
   await Promise.all(instrumentations.map((i) => i.ready));
+}
+
+/**
+ * Imports the installed frameworks' ESM copies before the application runs
+ * (loopguard's entry awaits it), so `register()` patches them synchronously
+ * and an agent started right after it is guarded from its first call.
+ */
+export function preloadFrameworks(): Promise<void> {
+  return preloadModules([AI_MODULE, ...aliasesOf(AI_MODULE), ...LANGCHAIN_MODULES, MCP_CLIENT_MODULE, OPENAI_AGENTS_MODULE]);
 }

@@ -38,7 +38,7 @@ export interface LoopEventView {
 
 export interface GuardView {
   run<T>(name: string, fn: () => T | Promise<T>, options?: { conversationId?: string }): Promise<T>;
-  wrapTool<F extends (...args: never[]) => unknown>(name: string, fn: F): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>>>;
+  wrapTool<F extends (...args: never[]) => unknown>(name: string, fn: F): (...args: Parameters<F>) => Promise<Awaited<ReturnType<F>> | { status: 'not_executed' }>;
   callTool(tool: string, args: unknown, execute: () => unknown, info?: { callId?: string }): Promise<unknown>;
   verdict(runKey?: string):
     | { runKey: string; toolCalls: number; level: Level | null; detections: number; stopped: boolean; stopReason: string | null }

@@ -6,11 +6,14 @@ import {
 import { VERSION } from '../../../src/version.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
+import { adviseOnUnpatchedAi6 } from './esm-advice.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
 import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
 
 const V6 = ['>=6.0.0 <7'];
+/** The package name ai is installed under by default. */
+export const AI_MODULE = 'ai';
 
 export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConfig {
   /**
@@ -36,6 +39,7 @@ interface GlobalWithIntegrations {
 }
 
 const instances = new EnabledInstances<AiSdkInstrumentation>();
+const currentGuard = () => instances.current?.getConfig().guard;
 
 /**
  * Vercel AI SDK, ai@6 and ai@7. The tool calls are guarded through the
@@ -58,7 +62,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   }
 
   protected init() {
-    return (this.getConfig().aiModules ?? ['ai']).map(
+    return (this.getConfig().aiModules ?? [AI_MODULE]).map(
       (name) => new InstrumentationNodeModuleDefinition(name, V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m)),
     );
   }
@@ -66,7 +70,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
   override enable(): void {
     super.enable();
     instances.add(this);
-    this.telemetry ??= new LoopguardAiSdkTelemetry(() => instances.current?.getConfig().guard);
+    this.telemetry ??= new LoopguardAiSdkTelemetry(currentGuard);
     const g = globalThis as GlobalWithIntegrations;
     g.AI_SDK_TELEMETRY_INTEGRATIONS ??= [];
     // First in the list runs innermost: inside the context of any tracing integration
@@ -90,13 +94,17 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     return this.telemetry;
   }
 
-  private async patchLoadedEsm(): Promise<void> {
-    for (const name of this.getConfig().aiModules ?? ['ai']) {
-      const m = (await loadIfInstalled(name)) as AiModule | undefined;
-      if (!m || !isV6(m) || !this.isEnabled()) continue;
-      this.patchAgent(m);
-      (this.eager ??= []).push(m);
-    }
+  private patchLoadedEsm(): Promise<void> {
+    const patches = (this.getConfig().aiModules ?? [AI_MODULE]).map((name) =>
+      withModule(name, (loaded) => {
+        const m = loaded as AiModule;
+        if (!isV6(m) || !this.isEnabled()) return;
+        this.patchAgent(m);
+        (this.eager ??= []).push(m);
+        adviseOnUnpatchedAi6(name, m.generateText);
+      }),
+    );
+    return Promise.all(patches).then(() => undefined);
   }
 
   /** Module hook (require-in-the-middle, or import-in-the-middle when its loader is registered). */
@@ -108,7 +116,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const streamText = moduleExports.streamText;
     if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
     const replacements = {
-      generateText: wrapGenerateText(generateText as never, stepCountIs),
+      generateText: wrapGenerateText(generateText as never, stepCountIs, currentGuard),
       streamText: wrapStreamText(streamText as never, stepCountIs),
     };
     try {
@@ -132,7 +140,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const stepCountIs = moduleExports.stepCountIs;
     if (!proto || typeof stepCountIs !== 'function') return;
     if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs) as never);
-    if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never) as never);
+    if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never, currentGuard) as never);
   }
 }
 

@@ -2,6 +2,9 @@ import { LoopBreakError } from '../../../src/breaker.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { guardToolSet } from './v6-tools.js';
+import { context } from '@opentelemetry/api';
+import type { OpenRun } from '../../guard.js';
+import { openAutoRun } from '../shared/auto-run.js';
 
 interface ToolCallEvent {
   callId?: string;
@@ -41,6 +44,8 @@ export class LoopguardAiSdkTelemetry {
   private readonly outputs = new Map<string, { deliver: (output: unknown) => void; answer: Promise<unknown> }>();
   /** Per generation: guard decisions still in progress (they may break the run). */
   private readonly deciding = new Map<string, Set<Promise<void>>>();
+  /** Per generation called outside any run: the run it opened by itself, ended with the generation. */
+  private readonly runs = new Map<string, OpenRun>();
 
   constructor(private readonly guard: () => ToolCallGuard | undefined) {
     // ai@6 calls integration hooks unbound.
@@ -72,7 +77,8 @@ export class LoopguardAiSdkTelemetry {
     let ran!: (error?: { error: unknown }) => void;
     const toolFinished = new Promise<{ error: unknown } | undefined>((resolve) => (ran = resolve));
 
-    const guarded = guard.callTool(
+    const run = this.runOf(runId, guard);
+    const call = () => guard.callTool(
       name,
       event.toolCall?.input,
       async () => {
@@ -87,6 +93,7 @@ export class LoopguardAiSdkTelemetry {
       },
       { callId: toolCallId || undefined, attributes: { [ATTR_LOOPGUARD_FRAMEWORK]: 'ai-sdk' } },
     );
+    const guarded = run ? context.with(run.context, call) : call();
     const settled = guarded.then(
       () => undefined,
       (err: unknown) => void (err instanceof LoopBreakError && this.breaks.set(runId, err)),
@@ -149,12 +156,25 @@ export class LoopguardAiSdkTelemetry {
     this.forget(event?.callId);
   }
 
-  onError(event: { callId?: string }): void {
-    this.forget(event?.callId);
+  onError(event: { callId?: string; error?: unknown }): void {
+    this.forget(event?.callId, event?.error);
   }
 
   onAbort(event: { callId?: string }): void {
     this.forget(event?.callId);
+  }
+
+  /**
+   * A generation called outside any run is a run of its own (keyed by its
+   * call id), opened at its first tool call and ended with the generation.
+   */
+  private runOf(runId: string, guard: ToolCallGuard): OpenRun | undefined {
+    if (runId === '') return undefined;
+    const open = this.runs.get(runId);
+    if (open) return open;
+    const run = openAutoRun(guard, 'generate');
+    if (run) this.runs.set(runId, run);
+    return run;
   }
 
   private track(runId: string, decision: Promise<void>): void {
@@ -167,9 +187,12 @@ export class LoopguardAiSdkTelemetry {
     });
   }
 
-  private forget(callId: string | undefined): void {
+  private forget(callId: string | undefined, error?: unknown): void {
     if (callId === undefined) return;
+    const broken = this.breaks.get(callId);
     this.breaks.delete(callId);
+    this.runs.get(callId)?.end(error ?? broken);
+    this.runs.delete(callId);
     for (const [key, { deliver }] of this.outputs) {
       if (!key.startsWith(`${callId}\u0000`)) continue;
       // A generation that ended without reporting a tool's output: finish the guard's span anyway.

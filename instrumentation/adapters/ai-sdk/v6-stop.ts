@@ -1,3 +1,5 @@
+import { withAutoRun } from '../shared/auto-run.js';
+import type { ToolCallGuard } from '../shared/guard-like.js';
 import { loopBreakIn, stopOnLoopBreak } from './v6-tools.js';
 
 /**
@@ -20,14 +22,28 @@ function withBreakStop(stopWhen: StopWhen, fallback: () => unknown): unknown[] {
   return [...conditions, stopOnLoopBreak];
 }
 
-export function wrapGenerateText(original: (options: CallOptions) => Promise<{ steps?: unknown[] }>, stepCountIs: StepCountIs) {
-  return async function loopguardGenerateText(options: CallOptions) {
-    // generateText's own default is stepCountIs(1).
-    const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
-    const broken = loopBreakIn(result?.steps as never);
-    if (broken) throw broken;
-    return result;
+const stopWrappers = new WeakSet<object>();
+
+/** A generation outside any run is a run of its own (see shared/auto-run.ts). */
+type CurrentGuard = () => ToolCallGuard | undefined;
+
+export function wrapGenerateText(original: (options: CallOptions) => Promise<{ steps?: unknown[] }>, stepCountIs: StepCountIs, guard: CurrentGuard) {
+  const wrapper = function loopguardGenerateText(options: CallOptions) {
+    return withAutoRun(guard(), 'generateText', {}, async () => {
+      // generateText's own default is stepCountIs(1).
+      const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+      const broken = loopBreakIn(result?.steps as never);
+      if (broken) throw broken;
+      return result;
+    });
   };
+  stopWrappers.add(wrapper);
+  return wrapper;
+}
+
+/** True for a generateText that loopguard's module hook replaced (so a break ends it). */
+export function stopsOnBreak(generateText: unknown): boolean {
+  return typeof generateText === 'function' && stopWrappers.has(generateText);
 }
 
 export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs) {
@@ -44,11 +60,14 @@ export function wrapPrepareCall(original: (this: unknown, options: unknown) => P
   };
 }
 
-export function wrapAgentGenerate(original: (this: unknown, ...args: unknown[]) => Promise<{ steps?: unknown[] }>) {
-  return async function loopguardAgentGenerate(this: unknown, ...args: unknown[]) {
-    const result = await original.apply(this, args);
-    const broken = loopBreakIn(result?.steps as never);
-    if (broken) throw broken;
-    return result;
+export function wrapAgentGenerate(original: (this: { id?: unknown }, ...args: unknown[]) => Promise<{ steps?: unknown[] }>, guard: CurrentGuard) {
+  return function loopguardAgentGenerate(this: { id?: unknown }, ...args: unknown[]) {
+    const name = typeof this?.id === 'string' ? this.id : 'agent';
+    return withAutoRun(guard(), name, { agentName: name }, async () => {
+      const result = await original.apply(this, args);
+      const broken = loopBreakIn(result?.steps as never);
+      if (broken) throw broken;
+      return result;
+    });
   };
 }

@@ -11,10 +11,13 @@ import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
+import { patchGraphs, unpatchGraphs, type GraphLike } from './graph-runs.js';
 
 const CORE_VERSIONS = ['>=0.3.0 <2'];
 const LANGGRAPH_VERSIONS = ['>=0.2.0 <2'];
+/** The modules whose ESM copies are patched without loader hooks. */
+export const LANGCHAIN_MODULES = ['@langchain/core/tools', '@langchain/langgraph/prebuilt', '@langchain/langgraph/pregel'] as const;
 
 type CallFn = (this: StructuredToolLike, arg: unknown, config?: unknown, tags?: unknown) => Promise<unknown>;
 type RunToolFn = (this: unknown, call: unknown, config: unknown, state?: unknown) => Promise<unknown>;
@@ -41,6 +44,9 @@ interface ToolsModule {
 interface ToolNodeModule {
   ToolNode?: { prototype: { runTool: RunToolFn } };
 }
+interface PregelModule {
+  Pregel?: { prototype: GraphLike };
+}
 
 /** LangChain's own test for a tool call (`_isToolCall`): the shape ToolNode invokes tools with. */
 function asToolCall(arg: unknown): ToolCallLike | undefined {
@@ -63,6 +69,7 @@ function isToolMessage(value: unknown): value is ToolMessageLike {
 
 /** The enabled instance whose guard the patched prototypes use: patches are shared, the last enabled instance serves them. */
 const instances = new EnabledInstances<LangChainInstrumentation>();
+const currentGuard = () => instances.current?.guard();
 
 /** Where a LoopBreakError raised by a tool waits for the ToolNode that ran it, which would otherwise turn it into a message. */
 const pendingBreak = new AsyncLocalStorage<{ error?: LoopBreakError }>();
@@ -79,7 +86,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
   /** Settles when the ESM copies of the modules (if installed) are patched. */
   declare ready: Promise<void>;
   /** Copies patched outside the module hooks, which `disable()` must restore itself. */
-  declare private eager: { tools?: ToolsModule; toolNode?: ToolNodeModule } | undefined;
+  declare private eager: { tools?: ToolsModule; toolNode?: ToolNodeModule; pregel?: PregelModule } | undefined;
 
   constructor(config: LoopguardInstrumentationConfig) {
     super('loopguard-instrumentation-langchain', VERSION, config);
@@ -90,9 +97,16 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
       new InstrumentationNodeModuleFile(`@langchain/core/dist/tools/${file}`, CORE_VERSIONS, (m: ToolsModule) => this.patchTools(m), (m?: ToolsModule) => this.unpatchTools(m));
     const toolNode = (file: string) =>
       new InstrumentationNodeModuleFile(`@langchain/langgraph/dist/prebuilt/${file}`, LANGGRAPH_VERSIONS, (m: ToolNodeModule) => this.patchToolNode(m), (m?: ToolNodeModule) => this.unpatchToolNode(m));
+    const pregel = (file: string) =>
+      new InstrumentationNodeModuleFile(`@langchain/langgraph/dist/pregel/${file}`, LANGGRAPH_VERSIONS, (m: PregelModule) => patchGraphs(m, this, currentGuard), (m?: PregelModule) => unpatchGraphs(m, this));
     return [
       new InstrumentationNodeModuleDefinition('@langchain/core', CORE_VERSIONS, undefined, undefined, [tools('index.cjs'), tools('index.js')]),
-      new InstrumentationNodeModuleDefinition('@langchain/langgraph', LANGGRAPH_VERSIONS, undefined, undefined, [toolNode('tool_node.cjs'), toolNode('tool_node.js')]),
+      new InstrumentationNodeModuleDefinition('@langchain/langgraph', LANGGRAPH_VERSIONS, undefined, undefined, [
+        toolNode('tool_node.cjs'),
+        toolNode('tool_node.js'),
+        pregel('index.cjs'),
+        pregel('index.js'),
+      ]),
     ];
   }
 
@@ -107,6 +121,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
     instances.remove(this);
     this.unpatchTools(this.eager?.tools);
     this.unpatchToolNode(this.eager?.toolNode);
+    unpatchGraphs(this.eager?.pregel, this);
     this.eager = undefined;
   }
 
@@ -115,12 +130,34 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
     return this.getConfig().guard;
   }
 
-  private async patchLoadedEsm(): Promise<void> {
-    const [tools, prebuilt] = await Promise.all([loadIfInstalled('@langchain/core/tools'), loadIfInstalled('@langchain/langgraph/prebuilt')]);
-    if (!this.isEnabled()) return;
-    this.eager = { tools: tools as ToolsModule | undefined, toolNode: prebuilt as ToolNodeModule | undefined };
-    if (tools) this.patchTools(tools as ToolsModule);
-    if (prebuilt) this.patchToolNode(prebuilt as ToolNodeModule);
+  /** InstrumentationBase's wrapping, for the graph patches of graph-runs.ts. */
+  wrapMethod<T extends object>(target: T, name: keyof T & string, wrapper: (original: never) => unknown): void {
+    this._wrap(target, name, wrapper as never);
+  }
+
+  unwrapMethod<T extends object>(target: T, name: keyof T & string): void {
+    this._unwrap(target, name);
+  }
+
+  wrapRunTool(original: never): unknown {
+    return wrapRunTool(original);
+  }
+
+  /** Each module is patched as soon as it is loaded (synchronously when preloaded), independently of the other. */
+  private patchLoadedEsm(): Promise<void> {
+    this.eager = {};
+    const [tools, prebuilt, pregel] = LANGCHAIN_MODULES;
+    return Promise.all([
+      withModule(tools, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.tools = this.patchTools(m as ToolsModule);
+      }),
+      withModule(prebuilt, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.toolNode = this.patchToolNode(m as ToolNodeModule);
+      }),
+      withModule(pregel, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.pregel = patchGraphs(m as PregelModule, this, currentGuard);
+      }),
+    ]).then(() => undefined);
   }
 
   private patchTools(moduleExports: ToolsModule): ToolsModule {

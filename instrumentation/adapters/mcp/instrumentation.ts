@@ -1,4 +1,4 @@
-import { SpanKind, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import {
   InstrumentationBase,
@@ -11,14 +11,20 @@ import { setToolOutcome } from '../../outcome.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled, requireIfInstalled } from '../shared/load.js';
+import { requireIfInstalled, withModule } from '../shared/load.js';
+import type { OpenRun } from '../../guard.js';
+import { idOf, openAutoRun } from '../shared/auto-run.js';
+import type { ToolCallGuard } from '../shared/guard-like.js';
 
 const SDK_VERSIONS = ['>=1.0.0 <2'];
+/** The module whose ESM (and CJS) copy is patched without loader hooks. */
+export const MCP_CLIENT_MODULE = '@modelcontextprotocol/sdk/client/index.js';
 
 // GenAI MCP semantic conventions (client span of a tools/call request).
 const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 const ATTR_MCP_SESSION_ID = 'mcp.session.id';
 const MCP_METHOD_TOOLS_CALL = 'tools/call';
+const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 
 interface CallToolParams {
   name: string;
@@ -26,10 +32,46 @@ interface CallToolParams {
 }
 interface ClientLike {
   transport?: { sessionId?: unknown };
+  getServerVersion?: () => { name?: unknown } | undefined;
 }
 type CallToolFn = (this: ClientLike, params: CallToolParams, resultSchema?: unknown, options?: unknown) => Promise<unknown>;
+type CloseFn = (this: ClientLike) => Promise<void>;
 interface ClientModule {
-  Client?: { prototype: { callTool: CallToolFn } };
+  Client?: { prototype: { callTool: CallToolFn; close: CloseFn } };
+}
+
+/** Per client session used outside any run: the run it opened by itself, ended when the client closes. */
+const sessionRuns = new WeakMap<ClientLike, OpenRun>();
+
+function sessionRun(client: ClientLike, guard: ToolCallGuard): OpenRun | undefined {
+  const open = sessionRuns.get(client);
+  if (open) return open;
+  const server = idOf(client.getServerVersion?.()?.name);
+  const conversationId = idOf(client.transport?.sessionId);
+  const run = openAutoRun(guard, server ? `mcp ${server}` : 'mcp', conversationId ? { conversationId } : {});
+  if (run) sessionRuns.set(client, run);
+  return run;
+}
+
+/**
+ * The JSON-RPC id of the `tools/call` request just sent: the SDK numbers
+ * requests from a counter and sends synchronously from `callTool`, so the id
+ * is the counter's value before the call when it moved by exactly one.
+ */
+function recordRequestId(client: ClientLike, before: unknown): void {
+  const after = (client as { _requestMessageId?: unknown })._requestMessageId;
+  if (typeof before === 'number' && after === before + 1) trace.getActiveSpan()?.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(before));
+}
+
+function wrapClose(original: CloseFn): CloseFn {
+  return async function loopguardClose(this: ClientLike): Promise<void> {
+    try {
+      return await original.call(this);
+    } finally {
+      sessionRuns.get(this)?.end();
+      sessionRuns.delete(this);
+    }
+  };
 }
 
 const instances = new EnabledInstances<McpClientInstrumentation>();
@@ -72,10 +114,10 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
     // require-in-the-middle cannot hook this package's CJS files (it has no `require` entry for
     // its root, which the hook resolves to find the package), so the CJS copy is patched eagerly too.
     this.eager = [];
-    const cjs = requireIfInstalled('@modelcontextprotocol/sdk/client/index.js') as ClientModule | undefined;
+    const cjs = requireIfInstalled(MCP_CLIENT_MODULE) as ClientModule | undefined;
     if (cjs) this.eager.push(this.patch(cjs));
-    this.ready = loadIfInstalled('@modelcontextprotocol/sdk/client/index.js').then((m) => {
-      if (m && this.isEnabled()) this.eager?.push(this.patch(m as ClientModule));
+    this.ready = withModule(MCP_CLIENT_MODULE, (m) => {
+      if (this.isEnabled()) this.eager?.push(this.patch(m as ClientModule));
     });
   }
 
@@ -93,12 +135,14 @@ export class McpClientInstrumentation extends InstrumentationBase<LoopguardInstr
   private patch(moduleExports: ClientModule): ClientModule {
     const proto = moduleExports?.Client?.prototype;
     if (proto && !isWrapped(proto.callTool)) this._wrap(proto, 'callTool', (original) => wrapCallTool(original));
+    if (proto && typeof proto.close === 'function' && !isWrapped(proto.close)) this._wrap(proto, 'close', (original) => wrapClose(original));
     return moduleExports;
   }
 
   private unpatch(moduleExports?: ClientModule): void {
     const proto = moduleExports?.Client?.prototype;
     if (proto && isWrapped(proto.callTool)) this._unwrap(proto, 'callTool');
+    if (proto && isWrapped(proto.close)) this._unwrap(proto, 'close');
   }
 }
 
@@ -107,21 +151,28 @@ function wrapCallTool(original: CallToolFn): CallToolFn {
     const instrumentation = instances.current;
     if (!instrumentation || typeof params?.name !== 'string') return original.call(this, params, resultSchema, options);
     const attributes = mcpAttributes(this);
+    const before = (this as { _requestMessageId?: unknown })._requestMessageId;
     if (insideGuardedToolCall()) {
       trace.getActiveSpan()?.setAttributes(attributes);
       return original.call(this, params, resultSchema, options);
     }
     const execute = async () => {
-      const result = await original.call(this, params, resultSchema, options);
+      const pending = original.call(this, params, resultSchema, options);
+      recordRequestId(this, before);
+      const result = await pending;
       if ((result as { isError?: unknown } | undefined)?.isError === true) setToolOutcome('error');
       return result;
     };
     // The GenAI MCP conventions: a `tools/call {tool}` CLIENT span.
-    const result = await instrumentation.guard().callTool(params.name, params.arguments ?? {}, execute, {
-      attributes,
-      spanName: `tools/call ${params.name}`,
-      kind: SpanKind.CLIENT,
-    });
+    const guard = instrumentation.guard();
+    const call = () =>
+      guard.callTool(params.name, params.arguments ?? {}, execute, {
+        attributes,
+        spanName: `tools/call ${params.name}`,
+        kind: SpanKind.CLIENT,
+      });
+    const run = sessionRun(this, guard);
+    const result = await (run ? context.with(run.context, call) : call());
     if (isNotExecuted(result)) return { content: [{ type: 'text', text: result.message }], isError: true };
     return moveNoticeIntoContent(result);
   }

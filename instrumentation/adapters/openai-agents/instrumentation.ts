@@ -4,13 +4,18 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
+import { loopBreakOf } from '../../../src/breaker.js';
 import { VERSION } from '../../../src/version.js';
 import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted, parseArguments } from '../shared/guard-like.js';
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
-import { loadIfInstalled } from '../shared/load.js';
+import { withModule } from '../shared/load.js';
+import { idOf, openAutoRun, withAutoRun } from '../shared/auto-run.js';
+import { context } from '@opentelemetry/api';
 
 const AGENTS_VERSIONS = ['>=0.1.0 <2'];
+/** The module whose ESM copy is patched without loader hooks. */
+export const OPENAI_AGENTS_MODULE = '@openai/agents-core';
 
 type InvokeFn = (this: unknown, runContext: unknown, input: string, details?: unknown) => Promise<unknown>;
 interface FunctionToolLike {
@@ -19,8 +24,14 @@ interface FunctionToolLike {
   invoke?: unknown;
 }
 type GetAllToolsFn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+type RunFn = (this: { config?: { groupId?: unknown } }, agent: { name?: unknown }, input: unknown, options?: RunOptionsLike) => Promise<unknown>;
+interface RunOptionsLike {
+  stream?: unknown;
+  conversationId?: unknown;
+}
 interface AgentModule {
   Agent?: { prototype: { getAllTools: GetAllToolsFn } };
+  Runner?: { prototype: { run: RunFn } };
 }
 
 /** Marks a tool whose `invoke` already goes through loopguard, and keeps the original. */
@@ -54,14 +65,14 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardIn
   protected init() {
     const agent = (file: string) =>
       new InstrumentationNodeModuleFile(`@openai/agents-core/dist/${file}`, AGENTS_VERSIONS, (m: AgentModule) => this.patch(m), (m?: AgentModule) => this.unpatch(m));
-    return new InstrumentationNodeModuleDefinition('@openai/agents-core', AGENTS_VERSIONS, undefined, undefined, [agent('agent.js'), agent('agent.mjs')]);
+    return new InstrumentationNodeModuleDefinition('@openai/agents-core', AGENTS_VERSIONS, undefined, undefined, [agent('agent.js'), agent('agent.mjs'), agent('run.js'), agent('run.mjs')]);
   }
 
   override enable(): void {
     super.enable();
     instances.add(this);
-    this.ready = loadIfInstalled('@openai/agents-core').then((m) => {
-      if (m && this.isEnabled()) this.eager = this.patch(m as AgentModule);
+    this.ready = withModule(OPENAI_AGENTS_MODULE, (m) => {
+      if (this.isEnabled()) this.eager = this.patch(m as AgentModule);
     });
   }
 
@@ -79,13 +90,51 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardIn
   private patch(moduleExports: AgentModule): AgentModule {
     const proto = moduleExports?.Agent?.prototype;
     if (proto && !isWrapped(proto.getAllTools)) this._wrap(proto, 'getAllTools', (original) => wrapGetAllTools(original));
+    const runner = moduleExports?.Runner?.prototype;
+    if (runner && !isWrapped(runner.run)) this._wrap(runner, 'run', (original) => wrapRun(original));
     return moduleExports;
   }
 
   private unpatch(moduleExports?: AgentModule): void {
     const proto = moduleExports?.Agent?.prototype;
     if (proto && isWrapped(proto.getAllTools)) this._unwrap(proto, 'getAllTools');
+    const runner = moduleExports?.Runner?.prototype;
+    if (runner && isWrapped(runner.run)) this._unwrap(runner, 'run');
   }
+}
+
+/**
+ * `run()` (and `Runner.run`) is one agent invocation: a run of its own when
+ * none is active, keyed by the conversation id or the runner's trace group
+ * id when there is one. A streamed run ends when its stream completes.
+ */
+function wrapRun(original: RunFn): RunFn {
+  return function loopguardRun(this: { config?: { groupId?: unknown } }, agent, input, options): Promise<unknown> {
+    const guard = instances.current?.guard();
+    const name = idOf(agent?.name) ?? 'agent';
+    const conversationId = idOf(options?.conversationId) ?? idOf(this?.config?.groupId);
+    const runOptions = { agentName: name, ...(conversationId ? { conversationId } : {}) };
+    if (!options?.stream) return withAutoRun(guard, name, runOptions, () => original.call(this, agent, input, options).catch(unwrapBreak));
+    const run = openAutoRun(guard, name, runOptions);
+    if (!run) return original.call(this, agent, input, options);
+    return context.with(run.context, () => original.call(this, agent, input, options)).then(
+      (streamed) => {
+        const completed = (streamed as { completed?: Promise<unknown> } | undefined)?.completed;
+        if (completed) completed.then(() => run.end(), (err: unknown) => run.end(err));
+        else run.end();
+        return streamed;
+      },
+      (err: unknown) => {
+        run.end(err);
+        throw err;
+      },
+    );
+  };
+}
+
+/** The runner wraps a tool's LoopBreakError in a ToolCallError: `run()` rejects with the LoopBreakError itself, so `instanceof` works. */
+function unwrapBreak(err: unknown): never {
+  throw loopBreakOf(err) ?? err;
 }
 
 function wrapGetAllTools(original: GetAllToolsFn): GetAllToolsFn {

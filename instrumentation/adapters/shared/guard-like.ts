@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
+import type { OpenRun, RunOptions } from '../../guard.js';
 
 /** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
 export interface ToolCallGuard {
@@ -11,6 +12,8 @@ export interface ToolCallGuard {
     execute: () => unknown,
     info?: { callId?: string; attributes?: Attributes; spanName?: string; kind?: SpanKind },
   ): Promise<unknown>;
+  /** Opens a run for an invocation the framework starts and ends (see shared/auto-run.ts). */
+  startRun(name: string, options?: RunOptions): OpenRun;
 }
 
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {

@@ -17,7 +17,7 @@
  */
 import { parseArgs } from 'node:util';
 import { trace } from '@opentelemetry/api';
-import { LoopBreakError, register, setToolOutcome } from '../../../instrumentation/index.js';
+import { LoopBreakError, isNotExecuted, register, setToolOutcome } from '../../../instrumentation/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,6 +69,7 @@ async function normalRun(): Promise<RunReport> {
     traceId = currentTraceId();
     const customer = await tools.lookup_customer({ email: 'li@example.com' });
     calls++;
+    if (isNotExecuted(customer)) return;
     for (const orderId of customer.orders) {
       await tools.query_order({ order_id: orderId });
       calls++;

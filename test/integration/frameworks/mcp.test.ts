@@ -57,6 +57,10 @@ describe('MCP client adapter', () => {
     expect(spans[0]!.attributes['mcp.method.name']).toBe('tools/call');
     expect(spans[0]!.attributes['loopguard.args.hash']).toMatch(/^[0-9a-f]{16}$/);
     expect(spans[1]!.attributes['loopguard.step']).toBe(2);
+    // The JSON-RPC request id of each tools/call: distinct numbers, as the SDK sent them.
+    const ids = spans.map((s) => s.attributes['jsonrpc.request.id']);
+    expect(ids.every((id) => typeof id === 'string' && /^\d+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
     await h.close();
   });
 

@@ -1,0 +1,92 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isLoopGuardVerdictError, type LoopEvent } from '../../instrumentation/index.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+/** Under a key the redaction catches. */
+const PASSWORD = 'hunter2-SECRET';
+/** Under an ordinary key: content all the same, only exported when capture is on. */
+const USER = 'alice-PRIVATE-4711';
+const RESULT = 'denied-for-RESULT-9';
+
+/** Every string an exported span carries: name, attributes, status, events and links. */
+function exportedText(span: ReadableSpan): string {
+  return JSON.stringify({
+    name: span.name,
+    attributes: span.attributes,
+    status: span.status,
+    events: span.events.map((e) => ({ name: e.name, attributes: e.attributes })),
+    links: span.links.map((l) => l.attributes),
+    resource: span.resource.attributes,
+  });
+}
+
+async function exported(h: Harness): Promise<string> {
+  const metrics = await h.metrics();
+  return [...h.spans().map(exportedText), JSON.stringify([...metrics])].join('\n');
+}
+
+/** A login the agent repeats with the same secret until the breaker stops it: every tier fires on the way. */
+async function loopOnLogin(h: Harness): Promise<unknown[]> {
+  const login = h.guard.wrapTool('login', async (_args: { user: string; password: string }) => ({ ok: false, reason: RESULT }));
+  const errors: unknown[] = [];
+  await h.guard
+    .run('ticket-42', async () => {
+      for (let i = 0; i < 40; i++) {
+        try {
+          await login({ user: USER, password: PASSWORD });
+        } catch (err) {
+          errors.push(err);
+          if (!isLoopGuardVerdictError(err) || err.level === 'break') throw err;
+        }
+      }
+    })
+    .catch((err: unknown) => errors.push(err));
+  return errors;
+}
+
+describe('no secret leaves the process', () => {
+  for (const onBlock of ['result', 'throw'] as const) {
+    it(`exports no argument or result with content capture off (onBlock: ${onBlock})`, async () => {
+      const levels = new Set<string>();
+      h = createHarness({ onBlock, onLoop: (e: LoopEvent) => void levels.add(e.level) });
+      const errors = await loopOnLogin(h);
+      expect([...levels].sort()).toEqual(['break', 'critical', 'warning']);
+      expect(errors.at(-1)).toMatchObject({ name: 'LoopBreakError' });
+      const text = await exported(h);
+      // The scan reads what it should: the root span's break status is there.
+      expect(text).toContain('loopguard break');
+      for (const secret of [PASSWORD, USER, RESULT]) expect(text).not.toContain(secret);
+      // Errors thrown to user code travel to other instrumentations' spans and logs: they carry no content either.
+      for (const err of errors) for (const secret of [PASSWORD, USER]) expect(String((err as Error).message)).not.toContain(secret);
+    });
+  }
+
+  it('exports content only redacted when capture is on', async () => {
+    const levels = new Set<string>();
+    h = createHarness({ captureContent: true, onLoop: (e: LoopEvent) => void levels.add(e.level) });
+    await loopOnLogin(h);
+    expect([...levels].sort()).toEqual(['break', 'critical', 'warning']);
+    const text = await exported(h);
+    expect(text).toContain(USER);
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain(PASSWORD);
+  });
+
+  it('keeps redacted secrets out of the nudge the model reads', async () => {
+    h = createHarness();
+    const login = h.guard.wrapTool('login', async (_args: { user: string; password: string }) => 'denied');
+    const out: unknown[] = [];
+    await h.guard.run('a', async () => {
+      for (let i = 0; i < 3; i++) out.push(await login({ user: USER, password: PASSWORD }));
+    });
+    expect(out[2]).toMatch(/\[loopguard warning\]/);
+    expect(out[2]).toContain(USER);
+    expect(out[2]).not.toContain(PASSWORD);
+  });
+});
