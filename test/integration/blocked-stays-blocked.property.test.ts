@@ -87,7 +87,7 @@ const PLANS: Array<(s: Seed) => Plan> = [
         ? { tool: 'status', args: { id: s.word }, run: returns({ state: `state ${(i / 2) % 2} of ${s.word}` }) }
         : { tool: 'think', args: { note: `step ${i}` }, run: returns('ok, noted') },
   }),
-  (s) => ({ family: 'budget', options: { maxToolCalls: 10 + (s.salt % 20) }, call: (i) => ({ tool: 'fetch_page', args: { page: i }, run: returns(`page ${i} of ${s.word}: ${s.salt * i}`) }) }),
+  (s) => ({ family: 'budget', options: { maxToolCalls: 20 + (s.salt % 20) }, call: (i) => ({ tool: 'fetch_page', args: { page: i }, run: returns(`page ${i} of ${s.word}: ${s.salt * i}`) }) }),
 ];
 
 const seed: fc.Arbitrary<Seed> = fc.record({ word: fc.stringMatching(/^[a-z]{3,10}$/), salt: fc.integer({ min: 1, max: 9999 }) });
