@@ -27,13 +27,11 @@ export const repeat: Detector = (h, ctx, out) => {
       if (h.outcome(back) !== 'error') seen.push(back);
       if (freshInGap) gapsWithFreshWork++;
       freshInGap = false;
-    } else if (!h.answeredBefore(back)) {
-      // A new answer between two checks is work done since the last one: a check after it may verify that work.
-      freshInGap = true;
-    } else if (!filler(h, back) && !h.informative(back)) {
-      // A new command acknowledged as before (an update of the next chunk) did something; a "think" note told
-      // nothing, and neither did the same informative answer to new arguments (a reworded search).
-      freshInGap = true;
+    } else if (!freshInGap) {
+      // Work done since the last check (one call of it is enough to know): a new answer, or a new command acknowledged
+      // as before (an update of the next chunk). A "think" note told nothing, and neither did the same informative
+      // answer to new arguments (a reworded search).
+      freshInGap = !h.answeredBefore(back) || (!filler(h, back) && !h.informative(back));
     }
   }
   if (gapsWithFreshWork === seen.length - 1) return;
