@@ -24,10 +24,12 @@ export const periodic: Detector = (h, ctx, out) => {
     if (norm1 > 0) {
       const calls = norm1 + 1;
       const exact = exact1 === norm1;
+      // Results that are only near one another (OCR noise, "9 seconds ago") are weaker evidence than equal ones: one call more.
+      const score = sameTextThroughout(h, calls) ? calls : calls - 1;
       // Repeats each made half a minute or more after the last are polls that wait between checks.
       const tiers: TieredDetector = h.allSpaced(calls - 1) ? 'pending-poll' : 'no-progress';
-      if (calls >= ctx.floor(tiers, h.toolId(0))) {
-        out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, calls, calls, exact ? 'call' : 'norm'));
+      if (score >= ctx.floor(tiers, h.toolId(0))) {
+        out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, score, calls, exact ? 'call' : 'norm'));
         return;
       }
     } else {
@@ -54,6 +56,12 @@ export const periodic: Detector = (h, ctx, out) => {
     return;
   }
 };
+
+/** Did the latest `calls` calls all get the very same result (not merely near ones)? */
+function sameTextThroughout(h: RunHistory, calls: number): boolean {
+  for (let back = 1; back < calls; back++) if (!h.sameExactResult(0, back)) return false;
+  return true;
+}
 
 /** Does the latest period hold a call made at a waiting pace (a sleep, a long poll, a check after a pause)? */
 function waitsEachPeriod(h: RunHistory, p: number): boolean {
