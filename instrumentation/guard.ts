@@ -71,6 +71,8 @@ export interface ToolCallInfo {
 export interface RunOptions {
   /** Sets `gen_ai.conversation.id`: calls of several traces with the same id are one run. */
   conversationId?: string;
+  /** This run's output-token budget, instead of the `maxOutputTokens` option (sets `loopguard.run.max_output_tokens`). */
+  maxOutputTokens?: number;
   attributes?: Attributes;
 }
 
@@ -158,6 +160,7 @@ export class Guard {
       ...options.attributes,
     };
     if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
+    if (options.maxOutputTokens !== undefined) attributes[sc.ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS] = options.maxOutputTokens;
     return this.tracer.startActiveSpan(
       `${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`,
       { root: true, kind: SpanKind.INTERNAL, attributes },
@@ -251,7 +254,15 @@ export class Guard {
     const after = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, result, true), result) : result;
     call.end();
     if (after instanceof LoopBreakError) throw after;
-    return after;
+    // A result already carrying a loop nudge keeps it; the model notice waits for the next one.
+    return after === result ? this.withModelNotice(call.runKey, after) : after;
+  }
+
+  /** A message about the model's own output (budget, truncation) rides on the next tool result, where nudges go. */
+  private withModelNotice(runKey: string | undefined, result: unknown): unknown {
+    if (runKey === undefined || !(this.options.appendNudge ?? REGISTER_DEFAULTS.appendNudge)) return result;
+    const notice = this.processor.errors.run('reading the model notice failed', () => this.processor.takeNotice(runKey), undefined);
+    return notice === undefined ? result : appendNudge(result, notice);
   }
 
   /** Starts (or adopts) the call's span and resolves its run. */

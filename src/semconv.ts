@@ -18,10 +18,15 @@ export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_ERROR_TYPE = 'error.type';
 
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
 export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+/** Operations whose spans are one model response (read as model turns). */
+export const GEN_AI_OPERATION_CHAT = 'chat';
+export const GEN_AI_OPERATION_TEXT_COMPLETION = 'text_completion';
+export const GEN_AI_OPERATION_GENERATE_CONTENT = 'generate_content';
 
 // --- loopguard tool-span attributes ---
 export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
@@ -62,12 +67,21 @@ export const ATTR_LOOPGUARD_RUN_DETECTIONS = 'loopguard.run.detections';
 export const ATTR_LOOPGUARD_RUN_STOPPED = 'loopguard.run.stopped';
 export const ATTR_LOOPGUARD_RUN_STOP_REASON = 'loopguard.run.stop_reason';
 export const ATTR_LOOPGUARD_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
+/** Set on the root span by whoever starts the run: its output-token budget, instead of the `maxOutputTokens` option. */
+export const ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS = 'loopguard.run.max_output_tokens';
+/** Why the run ended: one of `EXIT_REASONS` (src/exit-reason.ts, docs/model-turns.md). */
+export const ATTR_LOOPGUARD_RUN_EXIT_REASON = 'loopguard.run.exit_reason';
+
+// --- loopguard event on an LLM span: a message for the model below any loop verdict (budget notice, truncation recovery) ---
+export const EVENT_LOOPGUARD_NOTICE = 'loopguard.notice';
 
 // --- metrics ---
 export const METRIC_LOOPGUARD_DETECTIONS = 'loopguard.detections';
 export const METRIC_LOOPGUARD_RUNS_STOPPED = 'loopguard.runs.stopped';
 export const METRIC_LOOPGUARD_TOOL_CALLS = 'loopguard.tool_calls';
 export const METRIC_LOOPGUARD_RUNS_ACTIVE = 'loopguard.runs.active';
+/** Runs whose root span ended, by `reason` (an exit reason). */
+export const METRIC_LOOPGUARD_RUNS_ENDED = 'loopguard.runs.ended';
 export const METRIC_ATTR_DETECTOR = 'detector';
 export const METRIC_ATTR_LEVEL = 'level';
 export const METRIC_ATTR_REASON = 'reason';

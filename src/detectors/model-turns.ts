@@ -1,0 +1,100 @@
+/**
+ * Detectors of the model side: what a run's model responses add up to
+ * (output tokens, truncations, continuations that add little). Like the tool
+ * detectors they only report evidence; the policy (`judgeModel`) decides.
+ */
+
+export type ModelDetectorName = 'output-budget' | 'diminishing-returns' | 'truncation';
+
+/** One model response, as an LLM span reports it. */
+export interface ModelTurn {
+  outputTokens: number;
+  /** The first `gen_ai.response.finish_reasons` entry, lower-cased; undefined when not reported. */
+  finishReason: string | undefined;
+}
+
+/** Finish reasons meaning the response was cut off by the output-token limit (OpenAI, Anthropic, Gemini, Bedrock spellings). */
+const TRUNCATED = new Set(['length', 'max_tokens', 'max_output_tokens', 'model_length']);
+/** Finish reasons meaning the model asked for tools: work, not more writing. */
+const TOOL_CALLS = new Set(['tool_calls', 'tool_use', 'function_call', 'tool-calls', 'tool_call']);
+
+export function isTruncation(finishReason: string | undefined): boolean {
+  return finishReason !== undefined && TRUNCATED.has(finishReason);
+}
+
+/**
+ * A run's model turns as running counts (bounded whatever the run's length).
+ * A continuation is a response that ends in text rather than a tool call or a
+ * cut-off, after the first such response: the model writing on. Its new
+ * output is everything the model wrote since the previous one.
+ */
+export class ModelHistory {
+  turns = 0;
+  outputTokens = 0;
+  /** Responses in a row cut off by the output limit (0 once one ends normally). */
+  truncations = 0;
+  /** Text responses so far (continuations are all but the first). */
+  textTurns = 0;
+  /** Continuations in a row, ending with the latest response, whose new output was under the threshold. */
+  lowContinuations = 0;
+  /** Whether the latest response was a text response (the only kind diminishing returns judges). */
+  lastWasText = false;
+  private sinceText = 0;
+
+  push(turn: ModelTurn, minContinuationTokens: number): void {
+    this.turns++;
+    this.outputTokens += turn.outputTokens;
+    this.sinceText += turn.outputTokens;
+    const truncated = isTruncation(turn.finishReason);
+    this.truncations = truncated ? this.truncations + 1 : 0;
+    this.lastWasText = !truncated && !(turn.finishReason !== undefined && TOOL_CALLS.has(turn.finishReason));
+    if (!this.lastWasText) return;
+    this.textTurns++;
+    if (this.textTurns > 1) this.lowContinuations = this.sinceText < minContinuationTokens ? this.lowContinuations + 1 : 0;
+    this.sinceText = 0;
+  }
+
+  get continuations(): number {
+    return Math.max(0, this.textTurns - 1);
+  }
+}
+
+/** The options the model detectors read. */
+export interface ModelDetectorContext {
+  /** Output-token budget of the run; 0 is off (and so is diminishing returns, which only makes sense under a budget). */
+  readonly maxOutputTokens: number;
+  /** Share of the budget at which the model is told how much is used. */
+  readonly outputTokenNoticeShare: number;
+  readonly minContinuations: number;
+  /** Truncations in a row that stop the run; 0 is off. */
+  readonly maxTruncations: number;
+}
+
+export interface ModelEvidence {
+  detector: ModelDetectorName;
+  /** Budget share used, low continuations in a row, or truncations in a row. */
+  score: number;
+  /** Output tokens of the run so far, and the budget they count against (0: none). */
+  outputTokens: number;
+  budget: number;
+}
+
+export type ModelDetector = (h: ModelHistory, ctx: ModelDetectorContext, out: ModelEvidence[]) => void;
+
+export const outputBudget: ModelDetector = (h, ctx, out) => {
+  if (ctx.maxOutputTokens === 0) return;
+  const share = h.outputTokens / ctx.maxOutputTokens;
+  if (share >= ctx.outputTokenNoticeShare) out.push({ detector: 'output-budget', score: share, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+};
+
+export const diminishingReturns: ModelDetector = (h, ctx, out) => {
+  if (ctx.maxOutputTokens === 0 || !h.lastWasText || h.continuations < ctx.minContinuations || h.lowContinuations === 0) return;
+  out.push({ detector: 'diminishing-returns', score: h.lowContinuations, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+};
+
+export const truncation: ModelDetector = (h, ctx, out) => {
+  if (ctx.maxTruncations === 0 || h.truncations === 0) return;
+  out.push({ detector: 'truncation', score: h.truncations, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+};
+
+export const MODEL_DETECTORS: readonly ModelDetector[] = [outputBudget, truncation, diminishingReturns];
