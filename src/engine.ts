@@ -163,6 +163,7 @@ export class LoopEngine {
     const h = run.history;
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
+    run.model?.acted();
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 

@@ -24,17 +24,19 @@ export function isTruncation(finishReason: string | undefined): boolean {
 
 /**
  * A run's model turns as running counts (bounded whatever the run's length).
- * A continuation is a response that ends in text rather than a tool call or a
- * cut-off, after the first such response: the model writing on. Its new
- * output is everything the model wrote since the previous one.
+ * A continuation is a text response (not a tool call, not cut off) that
+ * follows another with no tool call in between: the model writing on instead
+ * of acting. Its new output is everything the model wrote since the previous
+ * text response. A tool call starts the count over: an agent that acts
+ * between short answers (a support chat) is working, not petering out.
  */
 export class ModelHistory {
   turns = 0;
   outputTokens = 0;
   /** Responses in a row cut off by the output limit (0 once one ends normally). */
   truncations = 0;
-  /** Text responses so far (continuations are all but the first). */
-  textTurns = 0;
+  /** Text responses since the last tool call (continuations are all but the first). */
+  chain = 0;
   /** Continuations in a row, ending with the latest response, whose new output was under the threshold. */
   lowContinuations = 0;
   /** Whether the latest response was a text response (the only kind diminishing returns judges). */
@@ -47,15 +49,28 @@ export class ModelHistory {
     this.sinceText += turn.outputTokens;
     const truncated = isTruncation(turn.finishReason);
     this.truncations = truncated ? this.truncations + 1 : 0;
-    this.lastWasText = !truncated && !(turn.finishReason !== undefined && TOOL_CALLS.has(turn.finishReason));
-    if (!this.lastWasText) return;
-    this.textTurns++;
-    if (this.textTurns > 1) this.lowContinuations = this.sinceText < minContinuationTokens ? this.lowContinuations + 1 : 0;
+    this.lastWasText = false;
+    if (truncated) return;
+    if (turn.finishReason !== undefined && TOOL_CALLS.has(turn.finishReason)) {
+      this.acted();
+      return;
+    }
+    this.lastWasText = true;
+    this.chain++;
+    if (this.chain > 1) this.lowContinuations = this.sinceText < minContinuationTokens ? this.lowContinuations + 1 : 0;
     this.sinceText = 0;
   }
 
+  /** The agent called a tool (told by the finish reason or by the tool call itself). */
+  acted(): void {
+    this.chain = 0;
+    this.lowContinuations = 0;
+    this.sinceText = 0;
+    this.lastWasText = false;
+  }
+
   get continuations(): number {
-    return Math.max(0, this.textTurns - 1);
+    return Math.max(0, this.chain - 1);
   }
 }
 

@@ -97,6 +97,20 @@ describe('model turns: output-token budget', () => {
     expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
     expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
   });
+
+  it('counts short answers with tool calls between them (a support chat; Gemini says STOP even with tool calls) as work, not continuations', async () => {
+    h = createHarness({ maxOutputTokens: 100_000 });
+    const lookup = h.guard.wrapTool('lookup_order', (id: string) => ({ id, status: 'shipped' }));
+    await h.guard.run('support', async () => {
+      for (const id of ['A1', 'B2', 'C3', 'D4', 'E5', 'F6']) {
+        respond(h, 60, 'STOP');
+        await lookup(id);
+      }
+      respond(h, 40, 'STOP');
+    });
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
 });
 
 describe('model turns: truncations', () => {
