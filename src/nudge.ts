@@ -119,6 +119,6 @@ export function buildModelNudge(input: ModelNudgeInput): string {
       return `${tag} ${TRUNCATION_RECOVERY}${warn}`;
     }
     case 'diminishing-returns':
-      return `${tag} Your latest continuation added little new output. Finish the task, or say what blocks it: another one like it will stop the run.`;
+      return `${tag} Your latest continuation added little new output. Finish the task, or say what blocks it: another one like it in a row will stop the run.`;
   }
 }

@@ -47,7 +47,7 @@ export interface DetectionOptions {
   minContinuations?: number;
   /** Diminishing returns: a continuation adding fewer new output tokens than this is a low one. default 500 */
   minContinuationTokens?: number;
-  /** Diminishing returns: low continuations in a row that stop the run (the one before warns). default 2 */
+  /** Diminishing returns: low continuations in a row that stop the run (each before gets a notice). default 2 */
   lowContinuationsToStop?: number;
   /** Responses in a row cut off by the output limit that stop the run; each before gets a recovery nudge. 0 turns it off. default 3 */
   maxTruncations?: number;

@@ -88,9 +88,10 @@ export class Policy {
 
   /**
    * Ranks the evidence of one model response. Using the output budget up to
-   * its notice share and a first truncation are not loops: the model gets a
-   * message, the run no verdict. Consecutive truncations and low
-   * continuations are loops (warning), and each family breaks at its limit.
+   * its notice share, a first truncation and a low continuation are not
+   * loops: the model gets a message, the run no verdict (a long report ends
+   * with a short closing answer). Consecutive truncations are a loop
+   * (warning); each family breaks at its limit.
    */
   judgeModel(evidence: ModelEvidence[]): ModelJudgement {
     if (evidence.length === 0) return NO_MODEL_JUDGEMENT;
@@ -108,7 +109,7 @@ export class Policy {
       case 'output-budget':
         return e.score >= 1 ? 3 : 0;
       case 'diminishing-returns':
-        return e.score >= o.lowContinuationsToStop ? 3 : 1;
+        return e.score >= o.lowContinuationsToStop ? 3 : 0;
       case 'truncation':
         return e.score >= o.maxTruncations ? 3 : e.score >= 2 ? 1 : 0;
     }

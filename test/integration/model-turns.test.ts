@@ -80,7 +80,8 @@ describe('model turns: output-token budget', () => {
       })
       .catch((e: unknown) => e);
     expect((err as LoopBreakError).reason).toBe('diminishing-returns');
-    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, undefined, undefined, 'warning', 'break']);
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, undefined, undefined, undefined, 'break']);
+    expect(modelSpans(h)[4]!.events.map((e) => [e.name, e.attributes?.['loopguard.detector']])).toEqual([['loopguard.notice', 'diminishing-returns']]);
     expect(root(h).attributes['loopguard.run.exit_reason']).toBe('budget');
   });
 
