@@ -76,6 +76,12 @@ class RunState {
 }
 
 const NONE_ARMED: Armed[] = [];
+
+/** The lowest of tiers where 0 is off; 0 when all are. */
+function lowestActive(...tiers: number[]): number {
+  const active = tiers.filter((n) => n > 0);
+  return active.length === 0 ? 0 : Math.min(...active);
+}
 /** What `last.tool` names when the verdict came from a model response. */
 export const MODEL_TOOL = '(model)';
 const NO_EVIDENCE: Evidence[] = Object.freeze([]) as unknown as Evidence[];
@@ -123,6 +129,7 @@ export class LoopEngine {
       outputTokenNoticeShare: options.outputTokenNoticePercent / 100,
       minContinuations: options.minContinuations,
       maxTruncations: options.maxTruncations,
+      repeatedAnswerFloor: lowestActive(options.repeatedAnswerWarning, options.maxRepeatedAnswers),
     };
     this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
   }

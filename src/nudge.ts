@@ -105,6 +105,7 @@ export function buildModelNudge(input: ModelNudgeInput): string {
       'output-budget': `The output token budget is used up (${e.outputTokens} of ${input.maxOutputTokens} tokens).`,
       'diminishing-returns': `${e.score} continuations in a row added almost no new output.`,
       truncation: `${e.score} responses in a row were cut off by the output limit.`,
+      'repeated-answer': `You have given nearly the same answer ${e.score} times.`,
     }[e.detector];
     return `${tag} ${why} ${STOPPED}`;
   }
@@ -118,6 +119,8 @@ export function buildModelNudge(input: ModelNudgeInput): string {
       const warn = left === 1 ? ' If the next response is cut off too, the run will be stopped.' : '';
       return `${tag} ${TRUNCATION_RECOVERY}${warn}`;
     }
+    case 'repeated-answer':
+      return `${tag} You have given nearly the same answer ${e.score} times. Saying it again will not move the task on: act on it, try another approach, or finish.`;
     case 'diminishing-returns':
       return `${tag} Your latest continuation added little new output. Finish the task, or say what blocks it: another one like it in a row will stop the run.`;
   }

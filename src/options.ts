@@ -51,6 +51,10 @@ export interface DetectionOptions {
   lowContinuationsToStop?: number;
   /** Responses in a row cut off by the output limit that stop the run; each before gets a recovery nudge. 0 turns it off. default 3 */
   maxTruncations?: number;
+  /** Times one long text answer is given (near-identical, by its similarity sketch) at which the model is warned; 0 turns the warning off. default 3 */
+  repeatedAnswerWarning?: number;
+  /** Times one long text answer is given at which the run is stopped; 0 turns the stop off. default 5 */
+  maxRepeatedAnswers?: number;
   /** Steps before the same warning is repeated to the model. default 5 */
   warningCooldown?: number;
   /** Runs tracked at once; the least recently active is evicted beyond it. default 10000 */
@@ -77,6 +81,8 @@ export interface ResolvedDetectionOptions {
   minContinuationTokens: number;
   lowContinuationsToStop: number;
   maxTruncations: number;
+  repeatedAnswerWarning: number;
+  maxRepeatedAnswers: number;
   warningCooldown: number;
   maxRuns: number;
   runTtlMs: number;
@@ -113,6 +119,8 @@ export const DETECTION_DEFAULTS = Object.freeze({
   minContinuationTokens: 500,
   lowContinuationsToStop: 2,
   maxTruncations: 3,
+  repeatedAnswerWarning: 3,
+  maxRepeatedAnswers: 5,
   warningCooldown: 5,
   maxRuns: 10_000,
   runTtlMs: 30 * 60_000,
@@ -132,6 +140,8 @@ export const DETECTION_RANGES = Object.freeze({
   minContinuationTokens: [1, 1e9],
   lowContinuationsToStop: [1, 1000],
   maxTruncations: [0, 1000],
+  repeatedAnswerWarning: [0, 1000],
+  maxRepeatedAnswers: [0, 1000],
   warningCooldown: [1, 10_000],
   maxRuns: [1, 10_000_000],
   runTtlMs: [1_000, 1e12],
@@ -180,6 +190,8 @@ export const DETECTION_KEYS = [
   'minContinuationTokens',
   'lowContinuationsToStop',
   'maxTruncations',
+  'repeatedAnswerWarning',
+  'maxRepeatedAnswers',
   'warningCooldown',
   'maxRuns',
   'runTtlMs',
@@ -300,6 +312,8 @@ export function checkDetectionOptions(problems: OptionProblems, input: Detection
     minContinuationTokens: int('minContinuationTokens'),
     lowContinuationsToStop: int('lowContinuationsToStop'),
     maxTruncations: int('maxTruncations'),
+    repeatedAnswerWarning: int('repeatedAnswerWarning'),
+    maxRepeatedAnswers: int('maxRepeatedAnswers'),
     warningCooldown: int('warningCooldown'),
     maxRuns: int('maxRuns'),
     runTtlMs: int('runTtlMs'),

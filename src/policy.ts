@@ -112,6 +112,8 @@ export class Policy {
         return e.score >= o.lowContinuationsToStop ? 3 : 0;
       case 'truncation':
         return e.score >= o.maxTruncations ? 3 : e.score >= 2 ? 1 : 0;
+      case 'repeated-answer':
+        return o.maxRepeatedAnswers > 0 && e.score >= o.maxRepeatedAnswers ? 3 : 1;
     }
   }
 

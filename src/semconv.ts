@@ -19,6 +19,8 @@ export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+/** The response messages as JSON, recorded only when an instrumentation captures content. */
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
 export const ATTR_ERROR_TYPE = 'error.type';
 
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
@@ -49,6 +51,8 @@ export const ATTR_LOOPGUARD_LEVEL = 'loopguard.level';
 export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
 /** Which parts of a foreign tool span were readable: `full`, `args`, `result`, `name_only`. */
 export const ATTR_LOOPGUARD_INPUT = 'loopguard.input';
+/** On an LLM span: the similarity sketch of the response text, computed where the text was seen (the text itself is not recorded). */
+export const ATTR_LOOPGUARD_OUTPUT_SKETCH = 'loopguard.output.sketch';
 /** Opt-in copies of the raw payloads (redacted and truncated). */
 export const ATTR_LOOPGUARD_ARGS = 'loopguard.args';
 export const ATTR_LOOPGUARD_RESULT = 'loopguard.result';

@@ -4,14 +4,27 @@
  * detectors they only report evidence; the policy (`judgeModel`) decides.
  */
 
-export type ModelDetectorName = 'output-budget' | 'diminishing-returns' | 'truncation';
+import { comparableByNearness, sketchSimilarity } from '../fingerprint/sketch.js';
+
+export type ModelDetectorName = 'output-budget' | 'diminishing-returns' | 'truncation' | 'repeated-answer';
 
 /** One model response, as an LLM span reports it. */
 export interface ModelTurn {
   outputTokens: number;
   /** The first `gen_ai.response.finish_reasons` entry, lower-cased; undefined when not reported. */
   finishReason: string | undefined;
+  /** Similarity sketch of the response text (`loopguard.output.sketch`), when the text was seen. */
+  sketch?: string | undefined;
 }
+
+/**
+ * Estimated similarity at or above which two answers are the same answer
+ * restated: stricter than the bar for tool results, since an answer is the
+ * model's own words and two answers on one subject share much of them.
+ */
+export const REPEATED_ANSWER_SIMILARITY = 0.7;
+/** Text answers kept per run to compare the next one with. */
+const ANSWERS_KEPT = 8;
 
 /** Finish reasons meaning the response was cut off by the output-token limit (OpenAI, Anthropic, Gemini, Bedrock spellings). */
 const TRUNCATED = new Set(['length', 'max_tokens', 'max_output_tokens', 'model_length']);
@@ -41,7 +54,10 @@ export class ModelHistory {
   lowContinuations = 0;
   /** Whether the latest response was a text response (the only kind diminishing returns judges). */
   lastWasText = false;
+  /** How many of the kept text answers, the latest included, are the latest restated (0 when it is not a long text answer). */
+  repeats = 0;
   private sinceText = 0;
+  private readonly answers: string[] = [];
 
   push(turn: ModelTurn, minContinuationTokens: number): void {
     this.turns++;
@@ -50,15 +66,26 @@ export class ModelHistory {
     const truncated = isTruncation(turn.finishReason);
     this.truncations = truncated ? this.truncations + 1 : 0;
     this.lastWasText = false;
+    this.repeats = 0;
     if (truncated) return;
     if (turn.finishReason !== undefined && TOOL_CALLS.has(turn.finishReason)) {
       this.acted();
       return;
     }
     this.lastWasText = true;
+    if (turn.sketch !== undefined) this.compareAnswer(turn.sketch);
     this.chain++;
     if (this.chain > 1) this.lowContinuations = this.sinceText < minContinuationTokens ? this.lowContinuations + 1 : 0;
     this.sinceText = 0;
+  }
+
+  /** Short answers ("Done.", "Yes") are alike by nature: only answers long enough to compare by similarity count. */
+  private compareAnswer(sketch: string): void {
+    if (!comparableByNearness(sketch)) return;
+    this.repeats = 1;
+    for (const earlier of this.answers) if (sketchSimilarity(earlier, sketch) >= REPEATED_ANSWER_SIMILARITY) this.repeats++;
+    this.answers.push(sketch);
+    if (this.answers.length > ANSWERS_KEPT) this.answers.shift();
   }
 
   /** The agent called a tool (told by the finish reason or by the tool call itself). */
@@ -83,11 +110,13 @@ export interface ModelDetectorContext {
   readonly minContinuations: number;
   /** Truncations in a row that stop the run; 0 is off. */
   readonly maxTruncations: number;
+  /** The smallest count of one answer restated that the policy acts on (0: repeated answers are off). */
+  readonly repeatedAnswerFloor: number;
 }
 
 export interface ModelEvidence {
   detector: ModelDetectorName;
-  /** Budget share used, low continuations in a row, or truncations in a row. */
+  /** Budget share used, low continuations in a row, truncations in a row, or times one answer was given. */
   score: number;
   /** Output tokens of the run so far, and the budget they count against (0: none). */
   outputTokens: number;
@@ -112,4 +141,9 @@ export const truncation: ModelDetector = (h, ctx, out) => {
   out.push({ detector: 'truncation', score: h.truncations, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
 };
 
-export const MODEL_DETECTORS: readonly ModelDetector[] = [outputBudget, truncation, diminishingReturns];
+export const repeatedAnswer: ModelDetector = (h, ctx, out) => {
+  if (ctx.repeatedAnswerFloor === 0 || h.repeats < ctx.repeatedAnswerFloor) return;
+  out.push({ detector: 'repeated-answer', score: h.repeats, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+};
+
+export const MODEL_DETECTORS: readonly ModelDetector[] = [outputBudget, truncation, diminishingReturns, repeatedAnswer];

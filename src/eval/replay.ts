@@ -1,12 +1,12 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { context, type Tracer } from '@opentelemetry/api';
+import { context, type Attributes, type Tracer } from '@opentelemetry/api';
 import { register } from '../../instrumentation/register.js';
 import { setToolOutcome } from '../../instrumentation/outcome.js';
 import { LoopBreakError } from '../breaker.js';
 import { LoopGuardSpanProcessor } from '../processor.js';
 import { MODEL_TOOL } from '../engine.js';
-import { readModelTurn } from '../model-span.js';
+import { outputSketch, readModelTurn } from '../model-span.js';
 import type { DetectionOptions } from '../options.js';
 import * as sc from '../semconv.js';
 import { LEVEL_RANK } from '../policy.js';
@@ -53,18 +53,25 @@ function rank(span: ReadableSpan): number {
 }
 
 /**
- * A model turn as the LLM span an instrumented client makes (GenAI semantic
- * conventions). Returns whether the processor stopped the run on it.
+ * The attributes of the LLM span an instrumented client makes for a model
+ * turn (GenAI semantic conventions), with content capture off: the text is
+ * seen in process, as an adapter sees it, and only its sketch is recorded.
  */
-function replayModelTurn(tracer: Tracer, step: ModelStep, origin: number): boolean {
-  const attributes: Record<string, string | number | string[]> = {
+export function modelTurnAttributes(step: ModelStep): Attributes {
+  const attributes: Attributes = {
     [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_CHAT,
     [sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: step.outputTokens,
   };
   if (step.inputTokens !== undefined) attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = step.inputTokens;
   if (step.finishReason !== undefined) attributes[sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [step.finishReason];
+  if (step.text !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = outputSketch(step.text);
+  return attributes;
+}
+
+/** Replays a model turn as its LLM span; returns whether the processor stopped the run on it. */
+function replayModelTurn(tracer: Tracer, step: ModelStep, origin: number): boolean {
   const startTime = step.t === undefined ? undefined : origin + step.t;
-  const span = tracer.startSpan(sc.GEN_AI_OPERATION_CHAT, { attributes, startTime }, context.active());
+  const span = tracer.startSpan(sc.GEN_AI_OPERATION_CHAT, { attributes: modelTurnAttributes(step), startTime }, context.active());
   span.end(startTime);
   return (span as unknown as ReadableSpan).attributes[sc.ATTR_LOOPGUARD_LEVEL] === 'break';
 }

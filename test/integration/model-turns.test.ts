@@ -1,14 +1,13 @@
-import { trace } from '@opentelemetry/api';
+import { trace, type Attributes } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopBreakError } from '../../instrumentation/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
-/** One model response as an instrumented LLM client records it (GenAI semantic conventions). */
-function respond(h: Harness, outputTokens: number, finishReason: string): void {
-  const span = h.provider.getTracer('llm-client').startSpan('chat mock-model', {
-    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': outputTokens, 'gen_ai.response.finish_reasons': [finishReason] },
-  });
-  span.end();
+/** One model response as an instrumented LLM client records it (GenAI semantic conventions; `text` as captured output messages). */
+function respond(h: Harness, outputTokens: number, finishReason: string, text?: string): void {
+  const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': outputTokens, 'gen_ai.response.finish_reasons': [finishReason] };
+  if (text !== undefined) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }], finish_reason: finishReason }]);
+  h.provider.getTracer('llm-client').startSpan('chat mock-model', { attributes }).end();
 }
 
 function root(h: Harness) {
@@ -205,5 +204,42 @@ describe('loopguard.run.exit_reason', () => {
     ]);
     expect(await ended(h)).toEqual({ completed: 1, error: 1, aborted: 1, loop_break: 1 });
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
+
+describe('model turns: the same answer restated', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  const answer = (variant: string) =>
+    `I could not find an order with that number in the system. Please check the confirmation email for the exact order number, ${variant}, and I will look it up again straight away for you.`;
+
+  it('warns when one long answer is given a third time (near-identical wording too) and stops the run at the fifth', async () => {
+    h = createHarness();
+    const lookup = h.guard.wrapTool('lookup_order', (id: string) => ({ id, found: false }));
+    const results: unknown[] = [];
+    const err = await h.guard
+      .run('support', async () => {
+        for (const [i, variant] of ['it starts with A', 'it starts with A', 'it usually starts with A', 'it starts with A', 'it starts with A'].entries()) {
+          respond(h, 60, 'stop', answer(variant));
+          results.push(await lookup(`A-${i}`));
+        }
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('repeated-answer');
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, 'warning', 'warning', 'break']);
+    expect(JSON.stringify(results[2])).toContain('You have given nearly the same answer 3 times');
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('loop_break');
+  });
+
+  it('leaves different answers, and short identical ones, alone', async () => {
+    h = createHarness();
+    await h.guard.run('chat', async () => {
+      for (const variant of ['it starts with A', 'or the invoice number on the receipt', 'the twelve digits under the barcode', 'the reference printed on the parcel label']) {
+        respond(h, 60, 'stop', `Thanks. ${variant} is what I need: ${'with it I can search the whole order history and the shipping records of your account. '.repeat(variant.length % 2 + 1)}`);
+      }
+      for (let i = 0; i < 6; i++) respond(h, 3, 'stop', 'Done.');
+    });
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
   });
 });

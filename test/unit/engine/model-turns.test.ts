@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { diminishingReturns, ModelHistory, outputBudget, truncation, type ModelDetectorContext, type ModelEvidence } from '../../../src/detectors/model-turns.js';
+import { outputSketch } from '../../../src/model-span.js';
+import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence } from '../../../src/detectors/model-turns.js';
 
-const ctx: ModelDetectorContext = { maxOutputTokens: 10_000, outputTokenNoticeShare: 0.9, minContinuations: 3, maxTruncations: 3 };
+const ctx: ModelDetectorContext = { maxOutputTokens: 10_000, outputTokenNoticeShare: 0.9, minContinuations: 3, maxTruncations: 3, repeatedAnswerFloor: 3 };
 
 function history(turns: Array<[number, string | undefined]>, min = 500): ModelHistory {
   const h = new ModelHistory();
@@ -11,7 +12,7 @@ function history(turns: Array<[number, string | undefined]>, min = 500): ModelHi
 
 function evidence(h: ModelHistory, c: ModelDetectorContext = ctx): ModelEvidence[] {
   const out: ModelEvidence[] = [];
-  for (const d of [outputBudget, truncation, diminishingReturns]) d(h, c, out);
+  for (const d of MODEL_DETECTORS) d(h, c, out);
   return out;
 }
 
@@ -45,5 +46,22 @@ describe('model-turn detectors', () => {
   it('count the tokens of cut-off and tool-calling responses as new output of the next continuation', () => {
     const h = history([[2_000, 'stop'], [2_000, 'stop'], [2_000, 'stop'], [2_000, 'stop'], [400, 'length'], [200, 'stop']]);
     expect(h.lowContinuations).toBe(0);
+  });
+});
+
+describe('repeated answers', () => {
+  const long = (s: string) => outputSketch(`${s} ${'The deployment failed because the migration could not acquire the lock on the orders table. '.repeat(2)}`);
+
+  it('count how many kept answers the latest restates, long answers only', () => {
+    const h = new ModelHistory();
+    for (const s of [long('First'), long('First'), outputSketch('Done.')]) h.push({ outputTokens: 50, finishReason: 'stop', sketch: s }, 500);
+    expect(h.repeats).toBe(0);
+    h.push({ outputTokens: 50, finishReason: 'stop', sketch: long('First') }, 500);
+    expect(h.repeats).toBe(3);
+    const unbudgeted = { ...ctx, maxOutputTokens: 0 };
+    expect(evidence(h, unbudgeted).map((e) => [e.detector, e.score])).toEqual([['repeated-answer', 3]]);
+    expect(evidence(h, { ...unbudgeted, repeatedAnswerFloor: 0 })).toEqual([]);
+    h.push({ outputTokens: 50, finishReason: 'tool_calls', sketch: long('First') }, 500);
+    expect(h.repeats).toBe(0);
   });
 });
