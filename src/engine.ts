@@ -125,7 +125,7 @@ export class LoopEngine {
       floor: (tiers, toolId) => policy.floorFor(tiers, toolId, toolName),
     };
     this.modelContext = {
-      maxOutputTokens: options.maxOutputTokens,
+      maxOutputTokens: this.outputBudget(options.maxOutputTokens),
       outputTokenNoticeShare: options.outputTokenNoticePercent / 100,
       minContinuations: options.minContinuations,
       maxTruncations: options.maxTruncations,
@@ -213,7 +213,7 @@ export class LoopEngine {
     const { rank, top } = this.policy.judgeModel(found);
     if (top === undefined) return { ...NO_MODEL_DECISION, turn: h.turns };
     let notify = true;
-    if (rank === 0 && top.detector === 'output-budget') {
+    if (rank === 0 && top.detector === 'budget') {
       notify = !run.outputBudgetTold;
       run.outputBudgetTold = true;
     }
@@ -229,7 +229,12 @@ export class LoopEngine {
 
   /** Gives a run its own output-token budget (0: none), instead of the `maxOutputTokens` option. */
   setOutputBudget(runKey: string, maxOutputTokens: number): void {
-    this.touch(runKey).modelContext = { ...this.modelContext, maxOutputTokens };
+    this.touch(runKey).modelContext = { ...this.modelContext, maxOutputTokens: this.outputBudget(maxOutputTokens) };
+  }
+
+  /** The output-token fuse is a `budget` fuse: `disable: ['budget']` turns it off (and diminishing returns, which needs a budget, with it). */
+  private outputBudget(maxOutputTokens: number): number {
+    return this.options.disabled.has('budget') ? 0 : maxOutputTokens;
   }
 
   /** Leaves a message about the model side for the next tool result of the run. */

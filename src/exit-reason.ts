@@ -3,7 +3,7 @@ export const EXIT_REASONS = ['completed', 'loop_break', 'budget', 'truncation', 
 export type ExitReason = (typeof EXIT_REASONS)[number];
 
 /** Stop reasons (detector names) that mean the run ran out of budget rather than looped. */
-const BUDGET_STOPS = new Set(['budget', 'output-budget', 'diminishing-returns']);
+const BUDGET_STOPS = new Set(['budget', 'diminishing-returns']);
 
 /** How the run's root span ended, as far as the exit reason cares. */
 export interface RootEnd {

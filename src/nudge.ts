@@ -102,7 +102,7 @@ export function buildModelNudge(input: ModelNudgeInput): string {
   const tag = `[loopguard ${level ?? 'notice'}]`;
   if (level === 'break') {
     const why = {
-      'output-budget': `The output token budget is used up (${e.outputTokens} of ${input.maxOutputTokens} tokens).`,
+      budget: `The output token budget is used up (${e.outputTokens} of ${input.maxOutputTokens} tokens).`,
       'diminishing-returns': `${e.score} continuations in a row added almost no new output.`,
       truncation: `${e.score} responses in a row were cut off by the output limit.`,
       'repeated-answer': `You have given nearly the same answer ${e.score} times.`,
@@ -110,7 +110,7 @@ export function buildModelNudge(input: ModelNudgeInput): string {
     return `${tag} ${why} ${STOPPED}`;
   }
   switch (e.detector) {
-    case 'output-budget': {
+    case 'budget': {
       const percent = Math.floor((e.outputTokens / input.maxOutputTokens) * 100);
       return `${tag} Output token budget: ${e.outputTokens} of ${input.maxOutputTokens} tokens used (${percent} %). Keep working on the task; do not summarise or wrap up because of the budget.`;
     }

@@ -106,7 +106,7 @@ export class Policy {
   private modelRank(e: ModelEvidence): number {
     const o = this.options;
     switch (e.detector) {
-      case 'output-budget':
+      case 'budget':
         return e.score >= 1 ? 3 : 0;
       case 'diminishing-returns':
         return e.score >= o.lowContinuationsToStop ? 3 : 0;

@@ -6,7 +6,7 @@
 
 import { comparableByNearness, sketchSimilarity } from '../fingerprint/sketch.js';
 
-export type ModelDetectorName = 'output-budget' | 'diminishing-returns' | 'truncation' | 'repeated-answer';
+export type ModelDetectorName = 'budget' | 'diminishing-returns' | 'truncation' | 'repeated-answer';
 
 /** One model response, as an LLM span reports it. */
 export interface ModelTurn {
@@ -128,7 +128,7 @@ export type ModelDetector = (h: ModelHistory, ctx: ModelDetectorContext, out: Mo
 export const outputBudget: ModelDetector = (h, ctx, out) => {
   if (ctx.maxOutputTokens === 0) return;
   const share = h.outputTokens / ctx.maxOutputTokens;
-  if (share >= ctx.outputTokenNoticeShare) out.push({ detector: 'output-budget', score: share, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+  if (share >= ctx.outputTokenNoticeShare) out.push({ detector: 'budget', score: share, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
 };
 
 export const diminishingReturns: ModelDetector = (h, ctx, out) => {

@@ -42,7 +42,7 @@ describe('model turns: output-token budget', () => {
     });
     const err = await run.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LoopBreakError);
-    expect((err as LoopBreakError).reason).toBe('output-budget');
+    expect((err as LoopBreakError).reason).toBe('budget');
     expect(seen[0]).toBe('contents of a');
     expect(seen[1]).toMatch(/^contents of b\n\n\[loopguard notice\] Output token budget: 9200 of 10000 tokens used \(92 %\)\. Keep working.*do not summarise/);
     expect(seen[2]).toBe('contents of c');
@@ -65,8 +65,19 @@ describe('model turns: output-token budget', () => {
         await tool();
       }, { maxOutputTokens: 500 })
       .catch((e: unknown) => e);
-    expect((err as LoopBreakError).reason).toBe('output-budget');
+    expect((err as LoopBreakError).reason).toBe('budget');
     expect(await ended(h)).toEqual({ completed: 1, budget: 1 });
+  });
+
+  it('is a budget fuse: disable budget turns it off, a run\'s own budget included', async () => {
+    h = createHarness({ maxOutputTokens: 1_000, disable: ['budget'] });
+    const tool = h.guard.wrapTool('noop', () => 'ok');
+    await h.guard.run('unlimited', async () => {
+      respond(h, 5_000, 'stop');
+      await tool();
+    }, { maxOutputTokens: 100 });
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined]);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
   });
 
   it('stops on diminishing returns: after 3 continuations, two in a row adding under 500 tokens', async () => {

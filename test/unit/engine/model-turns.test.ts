@@ -19,7 +19,7 @@ function evidence(h: ModelHistory, c: ModelDetectorContext = ctx): ModelEvidence
 describe('model-turn detectors', () => {
   it('report the budget share from the notice share on, and nothing without a budget', () => {
     expect(evidence(history([[8_999, 'stop']]))).toEqual([]);
-    expect(evidence(history([[9_000, 'tool_calls']]))).toEqual([{ detector: 'output-budget', score: 0.9, outputTokens: 9_000, budget: 10_000 }]);
+    expect(evidence(history([[9_000, 'tool_calls']]))).toEqual([{ detector: 'budget', score: 0.9, outputTokens: 9_000, budget: 10_000 }]);
     expect(evidence(history([[50_000, 'tool_calls']]), { ...ctx, maxOutputTokens: 0 })).toEqual([]);
   });
 
