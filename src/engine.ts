@@ -26,16 +26,12 @@ export interface PreVerdict {
 
 /** The engine's answer to one model response. */
 export interface ModelDecision {
-  /** The response's number among the run's model responses (0 when not tracked). */
-  turn: number;
   level: Level | undefined;
-  /** What the model should be told about (the evidence behind the level, or a notice below warning). */
+  /** What the model should be told about (the evidence behind the level, or a notice below warning); none for a run already stopped. */
   evidence: ModelEvidence | undefined;
-  /** Whether the evidence should reach the model and the callbacks (a budget notice is given once). */
-  notify: boolean;
 }
 
-const NO_MODEL_DECISION: ModelDecision = Object.freeze({ turn: 0, level: undefined, evidence: undefined, notify: false }) as ModelDecision;
+const NO_MODEL_DECISION: ModelDecision = Object.freeze({ level: undefined, evidence: undefined }) as ModelDecision;
 
 /** A run's state as the verdict API reports it (JSON-serialisable). */
 export interface RunVerdict {
@@ -205,18 +201,16 @@ export class LoopEngine {
     const run = this.touch(runKey);
     const h = (run.model ??= new ModelHistory());
     h.push(turn, this.options.minContinuationTokens);
-    if (run.stopped) return { turn: h.turns, level: 'break', evidence: undefined, notify: false };
+    if (run.stopped) return { level: 'break', evidence: undefined };
     const found = this.modelEvidence;
     found.length = 0;
     const ctx = run.modelContext ?? this.modelContext;
     for (const detect of MODEL_DETECTORS) detect(h, ctx, found);
-    const { rank, top } = this.policy.judgeModel(found);
-    if (top === undefined) return { ...NO_MODEL_DECISION, turn: h.turns };
-    let notify = true;
-    if (rank === 0 && top.detector === 'budget') {
-      notify = !run.outputBudgetTold;
-      run.outputBudgetTold = true;
-    }
+    // The budget notice is given once; after it, only the budget's break counts (and another message may be given instead).
+    const judged = run.outputBudgetTold ? found.filter((e) => e.detector !== 'budget' || e.score >= 1) : found;
+    const { rank, top } = this.policy.judgeModel(judged);
+    if (top === undefined) return NO_MODEL_DECISION;
+    if (top.detector === 'budget') run.outputBudgetTold = true;
     const level = RANKED_LEVELS[rank];
     if (level !== undefined) {
       run.detections++;
@@ -224,7 +218,7 @@ export class LoopEngine {
       run.last = { detector: top.detector, level, step: run.history.total, count: Math.floor(top.score), period: 1, tool: MODEL_TOOL };
       if (rank === 3) run.stopped = { reason: top.detector, step: run.history.total, evidence: undefined };
     }
-    return { turn: h.turns, level, evidence: { ...top }, notify };
+    return { level, evidence: top };
   }
 
   /** Gives a run its own output-token budget (0: none), instead of the `maxOutputTokens` option. */

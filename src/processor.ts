@@ -420,7 +420,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const decision = this.engine.recordModel(runKey, turn);
     const e = decision.evidence;
     if (decision.level !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
-    if (e === undefined || !decision.notify) return;
+    if (e === undefined) return;
     const o = this.engine.options;
     const message = buildModelNudge({ level: decision.level, evidence: e, maxOutputTokens: e.budget, maxTruncations: o.maxTruncations });
     this.engine.setNotice(runKey, message);

@@ -44,7 +44,6 @@ export function isTruncation(finishReason: string | undefined): boolean {
  * between short answers (a support chat) is working, not petering out.
  */
 export class ModelHistory {
-  turns = 0;
   outputTokens = 0;
   /** Responses in a row cut off by the output limit (0 once one ends normally). */
   truncations = 0;
@@ -60,7 +59,6 @@ export class ModelHistory {
   private readonly answers: string[] = [];
 
   push(turn: ModelTurn, minContinuationTokens: number): void {
-    this.turns++;
     this.outputTokens += turn.outputTokens;
     this.sinceText += turn.outputTokens;
     const truncated = isTruncation(turn.finishReason);

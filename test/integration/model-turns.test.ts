@@ -124,6 +124,25 @@ describe('model turns: output-token budget', () => {
   });
 });
 
+describe('model turns: several messages', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('gives a truncation its recovery message after the budget notice was given', async () => {
+    h = createHarness({ maxOutputTokens: 10_000 });
+    const write = h.guard.wrapTool('write_file', (n: number) => `wrote part ${n}`);
+    const results: unknown[] = [];
+    await h.guard.run('writer', async () => {
+      respond(h, 9_000, 'tool_calls');
+      results.push(await write(1));
+      respond(h, 500, 'length');
+      results.push(await write(2));
+    });
+    expect(results[0]).toMatch(/\[loopguard notice\] Output token budget: 9000 of 10000/);
+    expect(results[1]).toMatch(/\[loopguard notice\] Output limit hit: continue from where you stopped/);
+  });
+});
+
 describe('model turns: truncations', () => {
   let h: Harness;
   afterEach(() => h.close());
