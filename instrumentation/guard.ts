@@ -74,6 +74,8 @@ export interface RunOptions {
   conversationId?: string;
   /** Sets `gen_ai.agent.name`, the name of the agent doing the run (the run's own name is `loopguard.run.name`). */
   agentName?: string;
+  /** This run's output-token budget, instead of the `maxOutputTokens` option (sets `loopguard.run.max_output_tokens`). */
+  maxOutputTokens?: number;
   attributes?: Attributes;
 }
 
@@ -212,6 +214,7 @@ export class Guard {
     };
     if (options.agentName !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_NAME] = options.agentName;
     if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
+    if (options.maxOutputTokens !== undefined) attributes[sc.ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS] = options.maxOutputTokens;
     const span = this.tracer.startSpan(`${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`, { root: true, kind: SpanKind.INTERNAL, attributes });
     const shaped = span as Span & Partial<SpanShape>;
     const runKey = (shaped.attributes ? this.processor.runKeyOf(shaped as SpanShape) : undefined) ?? span.spanContext().traceId;
@@ -314,7 +317,15 @@ export class Guard {
     if (after instanceof LoopBreakError) markBroken(call.span, after);
     call.end();
     if (after instanceof LoopBreakError) throw after;
-    return after;
+    // A result already carrying a loop nudge keeps it; the model notice waits for the next one.
+    return after === result ? this.withModelNotice(call.runKey, after) : after;
+  }
+
+  /** A message about the model's own output (budget, truncation) rides on the next tool result, where nudges go. */
+  private withModelNotice(runKey: string | undefined, result: unknown): unknown {
+    if (runKey === undefined || !(this.options.appendNudge ?? REGISTER_DEFAULTS.appendNudge)) return result;
+    const notice = this.processor.errors.run('reading the model notice failed', () => this.processor.takeNotice(runKey), undefined);
+    return notice === undefined ? result : appendNudge(result, notice);
   }
 
   /** Starts (or adopts) the call's span and resolves its run. */

@@ -1,4 +1,5 @@
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
+import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
@@ -22,6 +23,15 @@ export interface PreVerdict {
   armed: Armed | undefined;
   stop: StopInfo | undefined;
 }
+
+/** The engine's answer to one model response. */
+export interface ModelDecision {
+  level: Level | undefined;
+  /** What the model should be told about (the evidence behind the level, or a notice below warning); none for a run already stopped. */
+  evidence: ModelEvidence | undefined;
+}
+
+const NO_MODEL_DECISION: ModelDecision = Object.freeze({ level: undefined, evidence: undefined }) as ModelDecision;
 
 /** A run's state as the verdict API reports it (JSON-serialisable). */
 export interface RunVerdict {
@@ -48,6 +58,13 @@ class RunState {
   noticeStep = 0;
   noticeRank = 0;
   last: RunVerdict['last'] = null;
+  /** The run's model responses, once it has had one. */
+  model: ModelHistory | undefined;
+  outputBudgetTold = false;
+  /** The run's own output-token budget, when it was given one. */
+  modelContext: ModelDetectorContext | undefined;
+  /** A message about the model side waiting for the next tool result to carry it. */
+  notice: string | undefined;
 
   constructor(window: number) {
     this.history = new RunHistory(window);
@@ -55,6 +72,14 @@ class RunState {
 }
 
 const NONE_ARMED: Armed[] = [];
+
+/** The lowest of tiers where 0 is off; 0 when all are. */
+function lowestActive(...tiers: number[]): number {
+  const active = tiers.filter((n) => n > 0);
+  return active.length === 0 ? 0 : Math.min(...active);
+}
+/** What `last.tool` names when the verdict came from a model response. */
+export const MODEL_TOOL = '(model)';
 const NO_EVIDENCE: Evidence[] = Object.freeze([]) as unknown as Evidence[];
 const TOUCH_GRANULARITY_MS = 1000;
 
@@ -75,6 +100,8 @@ export class LoopEngine {
   private readonly detectorContext: DetectorContext & { tokens: number };
   /** The detectors with a family left enabled: one whose every family is disabled would only report evidence the policy drops. */
   private readonly detectors: readonly Detector[];
+  private readonly modelContext: ModelDetectorContext;
+  private readonly modelEvidence: ModelEvidence[] = [];
   private sweepCountdown = 0;
   /** Runs forgotten because of the cap or the idle TTL. */
   evictions = 0;
@@ -92,6 +119,13 @@ export class LoopEngine {
       maxTokens: options.maxTokens,
       tokens: 0,
       floor: (tiers, toolId) => policy.floorFor(tiers, toolId, toolName),
+    };
+    this.modelContext = {
+      maxOutputTokens: this.outputBudget(options.maxOutputTokens),
+      outputTokenNoticeShare: options.outputTokenNoticePercent / 100,
+      minContinuations: options.minContinuations,
+      maxTruncations: options.maxTruncations,
+      repeatedAnswerFloor: lowestActive(options.repeatedAnswerWarning, options.maxRepeatedAnswers),
     };
     this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
   }
@@ -132,6 +166,7 @@ export class LoopEngine {
     const h = run.history;
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
+    run.model?.acted();
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
@@ -159,6 +194,55 @@ export class LoopEngine {
     };
     if (rank === 3 && !run.stopped) run.stopped = { reason: top.detector, step: h.total, evidence: top };
     return { step: h.total, level, evidence: ranked, notify };
+  }
+
+  /** Records a model response (an LLM span) and decides on it; model responses are not tool calls, so the step count stays. */
+  recordModel(runKey: string, turn: ModelTurn): ModelDecision {
+    const run = this.touch(runKey);
+    const h = (run.model ??= new ModelHistory());
+    h.push(turn, this.options.minContinuationTokens);
+    if (run.stopped) return { level: 'break', evidence: undefined };
+    const found = this.modelEvidence;
+    found.length = 0;
+    const ctx = run.modelContext ?? this.modelContext;
+    for (const detect of MODEL_DETECTORS) detect(h, ctx, found);
+    // The budget notice is given once; after it, only the budget's break counts (and another message may be given instead).
+    const judged = run.outputBudgetTold ? found.filter((e) => e.detector !== 'budget' || e.score >= 1) : found;
+    const { rank, top } = this.policy.judgeModel(judged);
+    if (top === undefined) return NO_MODEL_DECISION;
+    if (top.detector === 'budget') run.outputBudgetTold = true;
+    const level = RANKED_LEVELS[rank];
+    if (level !== undefined) {
+      run.detections++;
+      if (rank > run.maxRank) run.maxRank = rank;
+      run.last = { detector: top.detector, level, step: run.history.total, count: Math.floor(top.score), period: 1, tool: MODEL_TOOL };
+      if (rank === 3) run.stopped = { reason: top.detector, step: run.history.total, evidence: undefined };
+    }
+    return { level, evidence: top };
+  }
+
+  /** Gives a run its own output-token budget (0: none), instead of the `maxOutputTokens` option. */
+  setOutputBudget(runKey: string, maxOutputTokens: number): void {
+    this.touch(runKey).modelContext = { ...this.modelContext, maxOutputTokens: this.outputBudget(maxOutputTokens) };
+  }
+
+  /** The output-token fuse is a `budget` fuse: `disable: ['budget']` turns it off (and diminishing returns, which needs a budget, with it). */
+  private outputBudget(maxOutputTokens: number): number {
+    return this.options.disabled.has('budget') ? 0 : maxOutputTokens;
+  }
+
+  /** Leaves a message about the model side for the next tool result of the run. */
+  setNotice(runKey: string, text: string): void {
+    const run = this.runs.get(runKey);
+    if (run) run.notice = text;
+  }
+
+  /** The waiting message, once. */
+  takeNotice(runKey: string): string | undefined {
+    const run = this.runs.get(runKey);
+    const text = run?.notice;
+    if (run) run.notice = undefined;
+    return text;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { LoopEvidence } from './breaker.js';
+import type { ModelEvidence } from './detectors/model-turns.js';
 import type { Level } from './types.js';
 
 /** Everything a nudge can say; args are a short preview, never sent anywhere but to the model. */
@@ -83,4 +84,45 @@ export function previewArgs(args: unknown, redactKeys?: RegExp, maxChars = 120):
     text = '…';
   }
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
+/** What a model-side message needs besides the evidence. */
+export interface ModelNudgeInput {
+  level: Level | undefined;
+  evidence: ModelEvidence;
+  maxOutputTokens: number;
+  maxTruncations: number;
+}
+
+/** The recovery text for a response cut off by the output limit (the wording Claude Code's recovery uses, in substance). */
+export const TRUNCATION_RECOVERY = 'Output limit hit: continue from where you stopped, no apology, no recap, split the rest into smaller pieces.';
+
+/** The message a model sees about its own output: budget use, truncations, continuations that add little. */
+export function buildModelNudge(input: ModelNudgeInput): string {
+  const { evidence: e, level } = input;
+  const tag = `[loopguard ${level ?? 'notice'}]`;
+  if (level === 'break') {
+    const why = {
+      budget: `The output token budget is used up (${e.outputTokens} of ${input.maxOutputTokens} tokens).`,
+      'diminishing-returns': `${e.score} continuations in a row added almost no new output.`,
+      truncation: `${e.score} responses in a row were cut off by the output limit.`,
+      'repeated-answer': `You have given nearly the same answer ${e.score} times.`,
+    }[e.detector];
+    return `${tag} ${why} ${STOPPED}`;
+  }
+  switch (e.detector) {
+    case 'budget': {
+      const percent = Math.floor((e.outputTokens / input.maxOutputTokens) * 100);
+      return `${tag} Output token budget: ${e.outputTokens} of ${input.maxOutputTokens} tokens used (${percent} %). Keep working on the task; do not summarise or wrap up because of the budget.`;
+    }
+    case 'truncation': {
+      const left = input.maxTruncations - e.score;
+      const warn = left === 1 ? ' If the next response is cut off too, the run will be stopped.' : '';
+      return `${tag} ${TRUNCATION_RECOVERY}${warn}`;
+    }
+    case 'repeated-answer':
+      return `${tag} You have given nearly the same answer ${e.score} times. Saying it again will not move the task on: act on it, try another approach, or finish.`;
+    case 'diminishing-returns':
+      return `${tag} Your latest continuation added little new output. Finish the task, or say what blocks it: another one like it in a row will stop the run.`;
+  }
 }

@@ -39,6 +39,22 @@ export interface DetectionOptions {
   maxRunMs?: number;
   /** Fuse: gen_ai.usage.* tokens per run; 0 turns it off. default 0 */
   maxTokens?: number;
+  /** Output tokens (`gen_ai.usage.output_tokens` of the run's LLM spans) per run; the model is told at `outputTokenNoticePercent`, the run stopped at the limit; 0 turns it off. default 0 */
+  maxOutputTokens?: number;
+  /** Percentage of `maxOutputTokens` at which the model is told how much it used and to keep working without summarising. default 90 */
+  outputTokenNoticePercent?: number;
+  /** Diminishing returns (only under `maxOutputTokens`): continuations (text answers after the first) before it is judged. default 3 */
+  minContinuations?: number;
+  /** Diminishing returns: a continuation adding fewer new output tokens than this is a low one. default 500 */
+  minContinuationTokens?: number;
+  /** Diminishing returns: low continuations in a row that stop the run (each before gets a notice). default 2 */
+  lowContinuationsToStop?: number;
+  /** Responses in a row cut off by the output limit that stop the run; each before gets a recovery nudge. 0 turns it off. default 3 */
+  maxTruncations?: number;
+  /** Times one long text answer is given (near-identical, by its similarity sketch) at which the model is warned; 0 turns the warning off. default 3 */
+  repeatedAnswerWarning?: number;
+  /** Times one long text answer is given at which the run is stopped; 0 turns the stop off. default 5 */
+  maxRepeatedAnswers?: number;
   /** Steps before the same warning is repeated to the model. default 5 */
   warningCooldown?: number;
   /** Runs tracked at once; the least recently active is evicted beyond it. default 10000 */
@@ -59,6 +75,14 @@ export interface ResolvedDetectionOptions {
   maxToolCalls: number;
   maxRunMs: number;
   maxTokens: number;
+  maxOutputTokens: number;
+  outputTokenNoticePercent: number;
+  minContinuations: number;
+  minContinuationTokens: number;
+  lowContinuationsToStop: number;
+  maxTruncations: number;
+  repeatedAnswerWarning: number;
+  maxRepeatedAnswers: number;
   warningCooldown: number;
   maxRuns: number;
   runTtlMs: number;
@@ -89,6 +113,14 @@ export const DETECTION_DEFAULTS = Object.freeze({
   maxToolCalls: 500,
   maxRunMs: 0,
   maxTokens: 0,
+  maxOutputTokens: 0,
+  outputTokenNoticePercent: 90,
+  minContinuations: 3,
+  minContinuationTokens: 500,
+  lowContinuationsToStop: 2,
+  maxTruncations: 3,
+  repeatedAnswerWarning: 3,
+  maxRepeatedAnswers: 5,
   warningCooldown: 5,
   maxRuns: 10_000,
   runTtlMs: 30 * 60_000,
@@ -102,6 +134,14 @@ export const DETECTION_RANGES = Object.freeze({
   maxToolCalls: [0, 1e9],
   maxRunMs: [0, 1e12],
   maxTokens: [0, 1e12],
+  maxOutputTokens: [0, 1e12],
+  outputTokenNoticePercent: [1, 99],
+  minContinuations: [1, 1000],
+  minContinuationTokens: [1, 1e9],
+  lowContinuationsToStop: [1, 1000],
+  maxTruncations: [0, 1000],
+  repeatedAnswerWarning: [0, 1000],
+  maxRepeatedAnswers: [0, 1000],
   warningCooldown: [1, 10_000],
   maxRuns: [1, 10_000_000],
   runTtlMs: [1_000, 1e12],
@@ -144,6 +184,14 @@ export const DETECTION_KEYS = [
   'maxToolCalls',
   'maxRunMs',
   'maxTokens',
+  'maxOutputTokens',
+  'outputTokenNoticePercent',
+  'minContinuations',
+  'minContinuationTokens',
+  'lowContinuationsToStop',
+  'maxTruncations',
+  'repeatedAnswerWarning',
+  'maxRepeatedAnswers',
   'warningCooldown',
   'maxRuns',
   'runTtlMs',
@@ -258,6 +306,14 @@ export function checkDetectionOptions(problems: OptionProblems, input: Detection
     maxToolCalls: int('maxToolCalls'),
     maxRunMs: int('maxRunMs'),
     maxTokens: int('maxTokens'),
+    maxOutputTokens: int('maxOutputTokens'),
+    outputTokenNoticePercent: int('outputTokenNoticePercent'),
+    minContinuations: int('minContinuations'),
+    minContinuationTokens: int('minContinuationTokens'),
+    lowContinuationsToStop: int('lowContinuationsToStop'),
+    maxTruncations: int('maxTruncations'),
+    repeatedAnswerWarning: int('repeatedAnswerWarning'),
+    maxRepeatedAnswers: int('maxRepeatedAnswers'),
     warningCooldown: int('warningCooldown'),
     maxRuns: int('maxRuns'),
     runTtlMs: int('runTtlMs'),

@@ -3,6 +3,18 @@ import type { Continuation, Evidence } from './detectors/index.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { Level } from './types.js';
 import { BUDGET_WARNING_SHARE } from './detectors/budget.js';
+import type { ModelEvidence } from './detectors/model-turns.js';
+
+/** What the policy makes of one model response: the level it reached (0: none) and the evidence worth telling the model about. */
+export interface ModelJudgement {
+  rank: number;
+  /** The evidence behind the level, or behind the message when there is no level. */
+  top: ModelEvidence | undefined;
+  /** Whether `top` deserves a message to the model (a nudge below warning: budget notice, truncation recovery). */
+  tell: boolean;
+}
+
+const NO_MODEL_JUDGEMENT: ModelJudgement = Object.freeze({ rank: 0, top: undefined, tell: false });
 
 /** Numeric rank of a level; 0 is "no verdict". */
 export const LEVEL_RANK: Readonly<Record<Level, number>> = { warning: 1, critical: 2, break: 3 };
@@ -72,6 +84,37 @@ export class Policy {
     if (tiers.critical > 0 && score >= tiers.critical) return 2;
     if (tiers.warning > 0 && score >= tiers.warning) return 1;
     return 0;
+  }
+
+  /**
+   * Ranks the evidence of one model response. Using the output budget up to
+   * its notice share, a first truncation and a low continuation are not
+   * loops: the model gets a message, the run no verdict (a long report ends
+   * with a short closing answer). Consecutive truncations are a loop
+   * (warning); each family breaks at its limit.
+   */
+  judgeModel(evidence: ModelEvidence[]): ModelJudgement {
+    if (evidence.length === 0) return NO_MODEL_JUDGEMENT;
+    let best: ModelJudgement = NO_MODEL_JUDGEMENT;
+    for (const e of evidence) {
+      const rank = this.modelRank(e);
+      if (rank > best.rank || best.top === undefined) best = { rank, top: e, tell: true };
+    }
+    return best;
+  }
+
+  private modelRank(e: ModelEvidence): number {
+    const o = this.options;
+    switch (e.detector) {
+      case 'budget':
+        return e.score >= 1 ? 3 : 0;
+      case 'diminishing-returns':
+        return e.score >= o.lowContinuationsToStop ? 3 : 0;
+      case 'truncation':
+        return e.score >= o.maxTruncations ? 3 : e.score >= 2 ? 1 : 0;
+      case 'repeated-answer':
+        return o.maxRepeatedAnswers > 0 && e.score >= o.maxRepeatedAnswers ? 3 : 1;
+    }
   }
 
   /**

@@ -11,7 +11,10 @@ import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js
 import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
+import { exitReason } from './exit-reason.js';
 import type { HistoryEntry } from './history.js';
+import { readModelTurn } from './model-span.js';
+import { buildModelNudge } from './nudge.js';
 import { InternalErrors } from './internal-errors.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
 import { NO_DECISION, type Decision } from './policy.js';
@@ -59,6 +62,8 @@ export interface GuardHost {
   /** Lifts a stop (an `onLoop` override answered 'continue' to a break). */
   resume(runKey: string): void;
   verdict(runKey: string): RunVerdict | undefined;
+  /** A message about the model side (budget, truncations) waiting for the run's next tool result; handed out once. */
+  takeNotice(runKey: string): string | undefined;
 }
 
 /** A decision on one tool span, as the processor reports it. */
@@ -127,6 +132,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
   private readonly toolCallsCounter: Counter;
+  private readonly runsEndedCounter: Counter;
   private warnedOutsideRun = false;
 
   constructor(options: LoopGuardProcessorOptions = {}) {
@@ -142,6 +148,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     });
     this.stoppedCounter = meter.createCounter(sc.METRIC_LOOPGUARD_RUNS_STOPPED, { description: 'Agent runs stopped by loopguard' });
     this.toolCallsCounter = meter.createCounter(sc.METRIC_LOOPGUARD_TOOL_CALLS, { description: 'Tool calls seen, by outcome' });
+    this.runsEndedCounter = meter.createCounter(sc.METRIC_LOOPGUARD_RUNS_ENDED, { description: 'Agent runs ended, by exit reason' });
     meter
       .createObservableGauge(sc.METRIC_LOOPGUARD_RUNS_ACTIVE, { description: 'Runs tracked by the detection engine' })
       .addCallback((result) => result.observe(this.engine.activeRuns));
@@ -158,7 +165,11 @@ export class LoopGuardSpanProcessor implements GuardHost {
         state = { runKey: undefined, root: undefined };
         this.traces.set(traceId, state);
       }
-      if (parentOf(span) === undefined) state.root = span;
+      if (parentOf(span) === undefined) {
+        state.root = span;
+        const budget = span.attributes[sc.ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS];
+        if (typeof budget === 'number' && Number.isInteger(budget) && budget >= 0) this.engine.setOutputBudget(explicit ?? state.runKey ?? traceId, budget);
+      }
       if (explicit !== undefined && state.runKey === undefined) {
         state.runKey = explicit;
         // Spans that arrived first (a collector sees the root last) were keyed by the trace.
@@ -172,6 +183,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
   onEnding(span: SpanShape): void {
     try {
       this.evaluate(span);
+      this.judgeModelTurn(span);
       this.countTokens(span);
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
@@ -267,6 +279,10 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   verdict(runKey: string): RunVerdict | undefined {
     return this.engine.verdict(runKey);
+  }
+
+  takeNotice(runKey: string): string | undefined {
+    return this.engine.takeNotice(runKey);
   }
 
   private explicitRunKey(attributes: Attributes): string | undefined {
@@ -394,6 +410,35 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return { kind: 'hashed', resultHash: unrecordedResult(span.spanContext().spanId), outcome: outcome ?? 'ok' };
   }
 
+  /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
+  private judgeModelTurn(span: SpanShape): void {
+    const turn = readModelTurn(span.attributes);
+    if (!turn) return;
+    const runKey = this.runKeyOf(span);
+    if (runKey === undefined) return;
+    const wasStopped = this.engine.isStopped(runKey) !== undefined;
+    const decision = this.engine.recordModel(runKey, turn);
+    const e = decision.evidence;
+    if (decision.level !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
+    if (e === undefined) return;
+    const o = this.engine.options;
+    const message = buildModelNudge({ level: decision.level, evidence: e, maxOutputTokens: e.budget, maxTruncations: o.maxTruncations });
+    this.engine.setNotice(runKey, message);
+    if (decision.level === undefined) {
+      span.addEvent(sc.EVENT_LOOPGUARD_NOTICE, { [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector, [sc.ATTR_LOOPGUARD_COUNT]: Math.floor(e.score) });
+      return;
+    }
+    span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {
+      [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector,
+      [sc.ATTR_LOOPGUARD_LEVEL]: decision.level,
+      [sc.ATTR_LOOPGUARD_COUNT]: Math.floor(e.score),
+      [sc.ATTR_LOOPGUARD_PERIOD]: 1,
+      [sc.ATTR_LOOPGUARD_ACTION]: ACTION_FOR_LEVEL[decision.level],
+    });
+    this.detectionsCounter.add(1, { [sc.METRIC_ATTR_DETECTOR]: e.detector, [sc.METRIC_ATTR_LEVEL]: decision.level });
+    if (!wasStopped && decision.level === 'break') this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: e.detector });
+  }
+
   private annotate(span: SpanShape, entry: HistoryEntry, decision: Decision): void {
     if (decision.step === 0) return;
     const attributes: Attributes = {
@@ -430,6 +475,10 @@ export class LoopGuardSpanProcessor implements GuardHost {
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOPPED, verdict.stopped);
     if (verdict.level !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_MAX_LEVEL, verdict.level);
     if (verdict.stopReason !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOP_REASON, verdict.stopReason);
+    const failed = root.status.code === SpanStatusCode.ERROR;
+    const reason = exitReason(verdict.stopReason, { failed, aborted: failed && root.attributes[sc.ATTR_ERROR_TYPE] === 'AbortError' });
+    root.setAttribute(sc.ATTR_LOOPGUARD_RUN_EXIT_REASON, reason);
+    this.runsEndedCounter.add(1, { [sc.METRIC_ATTR_REASON]: reason });
   }
 
   private countTokens(span: SpanShape): void {

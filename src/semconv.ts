@@ -18,10 +18,17 @@ export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+/** The response messages as JSON, recorded only when an instrumentation captures content. */
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
 export const ATTR_ERROR_TYPE = 'error.type';
 
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
 export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+/** Operations whose spans are one model response (read as model turns). */
+export const GEN_AI_OPERATION_CHAT = 'chat';
+export const GEN_AI_OPERATION_TEXT_COMPLETION = 'text_completion';
+export const GEN_AI_OPERATION_GENERATE_CONTENT = 'generate_content';
 
 // --- loopguard tool-span attributes ---
 export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
@@ -44,6 +51,8 @@ export const ATTR_LOOPGUARD_LEVEL = 'loopguard.level';
 export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
 /** Which parts of a foreign tool span were readable: `full`, `args`, `result`, `name_only`. */
 export const ATTR_LOOPGUARD_INPUT = 'loopguard.input';
+/** On an LLM span: the similarity sketch of the response text, computed where the text was seen (the text itself is not recorded). */
+export const ATTR_LOOPGUARD_OUTPUT_SKETCH = 'loopguard.output.sketch';
 /** Opt-in copies of the raw payloads (redacted and truncated). */
 export const ATTR_LOOPGUARD_ARGS = 'loopguard.args';
 export const ATTR_LOOPGUARD_RESULT = 'loopguard.result';
@@ -66,12 +75,21 @@ export const ATTR_LOOPGUARD_RUN_TOOL_CALLS = 'loopguard.run.tool_calls';
 export const ATTR_LOOPGUARD_EXECUTED = 'loopguard.executed';
 /** The name given to `guard.run()`: a run id, not an agent name (that is `gen_ai.agent.name`). */
 export const ATTR_LOOPGUARD_RUN_NAME = 'loopguard.run.name';
+/** Set on the root span by whoever starts the run: its output-token budget, instead of the `maxOutputTokens` option. */
+export const ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS = 'loopguard.run.max_output_tokens';
+/** Why the run ended: one of `EXIT_REASONS` (src/exit-reason.ts, docs/model-turns.md). */
+export const ATTR_LOOPGUARD_RUN_EXIT_REASON = 'loopguard.run.exit_reason';
+
+// --- loopguard event on an LLM span: a message for the model below any loop verdict (budget notice, truncation recovery) ---
+export const EVENT_LOOPGUARD_NOTICE = 'loopguard.notice';
 
 // --- metrics ---
 export const METRIC_LOOPGUARD_DETECTIONS = 'loopguard.detections';
 export const METRIC_LOOPGUARD_RUNS_STOPPED = 'loopguard.runs.stopped';
 export const METRIC_LOOPGUARD_TOOL_CALLS = 'loopguard.tool_calls';
 export const METRIC_LOOPGUARD_RUNS_ACTIVE = 'loopguard.runs.active';
+/** Runs whose root span ended, by `reason` (an exit reason). */
+export const METRIC_LOOPGUARD_RUNS_ENDED = 'loopguard.runs.ended';
 export const METRIC_ATTR_DETECTOR = 'detector';
 export const METRIC_ATTR_LEVEL = 'level';
 export const METRIC_ATTR_REASON = 'reason';

@@ -24,7 +24,7 @@ function pct(x: number | null): string {
 function printTable(io: CommandIO, cases: Case[], summary: Summary): void {
   io.out(`${'id'.padEnd(14)} ${'label'.padEnd(6)} ${'verdict'.padEnd(7)} warn  crit  break  detectors`);
   for (const s of cases) {
-    const flags = [s.late ? 'LATE' : '', s.missedBreak ? 'MISSED-BREAK' : ''].filter(Boolean).join(' ');
+    const flags = [s.late ? 'LATE' : '', s.missedBreak ? 'MISSED-BREAK' : '', s.verdict !== null && s.wrongReason ? `ENDED-${s.exitReason}` : ''].filter(Boolean).join(' ');
     const cell = (n: number | null) => String(n ?? '-').padEnd(5);
     io.out(`${s.id.padEnd(14)} ${(s.label ?? '-').padEnd(6)} ${(s.verdict ?? '-').padEnd(7)} ${cell(s.firstWarning)} ${cell(s.firstCritical)} ${cell(s.firstBreak)}  ${s.detectors.join(',') || '-'} ${flags}`.trimEnd());
   }
@@ -37,6 +37,7 @@ function printTable(io: CommandIO, cases: Case[], summary: Summary): void {
     `recall ${pct(summary.recall)}  false-positive rate ${pct(summary.falsePositiveRate)}  ` +
       `mean steps to detect ${summary.meanStepsToDetect === null ? 'n/a' : summary.meanStepsToDetect.toFixed(2)}`,
   );
+  if (summary.wrongReasons !== undefined) io.out(`ended for another reason than expected ${summary.wrongReasons}`);
   const unscored = cases.length - summary.cases;
   if (unscored > 0) io.out(`${unscored} unlabelled case${unscored === 1 ? '' : 's'} listed above, not scored`);
 }
@@ -50,7 +51,7 @@ function score(runs: Run[], replayed: Replayed[]): { cases: Case[]; summary: Sum
   const cases = runs.map((run, i): Case => {
     const r = replayed[i]!;
     if (!isLabelled(run)) return { id: run.id, label: null, ...r.run, verdict: null, late: false, missedBreak: false, verdicts: r.verdicts };
-    const s = scoreCase(run, r.run);
+    const s = scoreCase(run, r.run, r.exitReason);
     labelled.push(run);
     scores.push(s);
     return s;

@@ -1,7 +1,8 @@
 import { OUTCOMES, type Outcome } from '../types.js';
 
-/** One step of a benchmark trajectory (see the benchmark README). */
-export interface TrajectoryStep {
+/** A tool call of a benchmark trajectory (see the benchmark README). */
+export interface ToolStep {
+  kind?: 'tool';
   tool: string;
   args: unknown;
   result: unknown;
@@ -13,6 +14,24 @@ export interface TrajectoryStep {
   durationMs: number | undefined;
 }
 
+/** A model response of a benchmark trajectory (the README's "A model turn"). */
+export interface ModelStep {
+  kind: 'model';
+  outputTokens: number;
+  inputTokens: number | undefined;
+  /** As the model reported it (`stop`, `length`, `tool_calls`, ...); undefined when the recording has none. */
+  finishReason: string | undefined;
+  text: string | undefined;
+  /** The agent treats this answer as its last. */
+  final: boolean;
+  t: number | undefined;
+}
+
+export type TrajectoryStep = ToolStep | ModelStep;
+
+/** Exit reasons a trajectory may expect (`loopguard.run.exit_reason`, and those the format names ahead of loopguard reporting them). */
+export const EXPECTED_REASONS = ['completed', 'completed_unverified', 'loop_break', 'budget', 'truncation', 'max_turns', 'aborted', 'error'] as const;
+
 export interface Trajectory {
   id: string;
   label: 'normal' | 'loop';
@@ -21,6 +40,10 @@ export interface Trajectory {
   onset: number | undefined;
   detectBy: number | undefined;
   breakBy: number | undefined;
+  /** The run's output-token budget (`budget.outputTokens`), when it has one. */
+  outputBudget?: number | undefined;
+  /** The exit reason a correct guard gives (`expect.reason`). */
+  reason?: string | undefined;
 }
 
 /** A corpus line that is not a valid trajectory; names the line and the field. */
@@ -48,20 +71,48 @@ function optionalStep(line: number, field: string, value: unknown, steps: number
   return value;
 }
 
+function optionalMs(line: number, at: string, raw: Record<string, unknown>, key: string): void {
+  if (raw[key] !== undefined && (typeof raw[key] !== 'number' || !Number.isFinite(raw[key]))) {
+    throw new CorpusError(line, `${at}.${key}`, 'must be a number of milliseconds');
+  }
+}
+
+function tokenCount(line: number, field: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new CorpusError(line, field, 'must be a non-negative integer number of tokens');
+}
+
+function parseModelStep(line: number, at: string, raw: Record<string, unknown>): ModelStep {
+  tokenCount(line, `${at}.outputTokens`, raw.outputTokens);
+  if (raw.inputTokens !== undefined) tokenCount(line, `${at}.inputTokens`, raw.inputTokens);
+  for (const key of ['finishReason', 'text'] as const) {
+    if (raw[key] !== undefined && typeof raw[key] !== 'string') throw new CorpusError(line, `${at}.${key}`, 'must be a string');
+  }
+  if (raw.final !== undefined && typeof raw.final !== 'boolean') throw new CorpusError(line, `${at}.final`, 'must be true or false');
+  optionalMs(line, at, raw, 't');
+  return {
+    kind: 'model',
+    outputTokens: raw.outputTokens as number,
+    inputTokens: raw.inputTokens as number | undefined,
+    finishReason: raw.finishReason as string | undefined,
+    text: raw.text as string | undefined,
+    final: raw.final === true,
+    t: raw.t as number | undefined,
+  };
+}
+
 function parseStep(line: number, index: number, raw: unknown): TrajectoryStep {
   const at = `steps[${index}]`;
   if (!isObject(raw)) throw new CorpusError(line, at, 'must be an object');
+  if (raw.kind === 'model') return parseModelStep(line, at, raw);
+  if (raw.kind !== undefined && raw.kind !== 'tool') throw new CorpusError(line, `${at}.kind`, 'must be "tool" or "model"');
   if (typeof raw.tool !== 'string' || raw.tool === '') throw new CorpusError(line, `${at}.tool`, 'must be a non-empty string');
   const status = raw.status ?? 'ok';
   if (typeof status !== 'string' || !(OUTCOMES as readonly string[]).includes(status)) {
     throw new CorpusError(line, `${at}.status`, `must be one of ${OUTCOMES.join(', ')}`);
   }
   if (raw.error !== undefined && typeof raw.error !== 'string') throw new CorpusError(line, `${at}.error`, 'must be a string');
-  for (const key of ['t', 'durationMs'] as const) {
-    if (raw[key] !== undefined && (typeof raw[key] !== 'number' || !Number.isFinite(raw[key]))) {
-      throw new CorpusError(line, `${at}.${key}`, 'must be a number of milliseconds');
-    }
-  }
+  optionalMs(line, at, raw, 't');
+  optionalMs(line, at, raw, 'durationMs');
   return {
     tool: raw.tool,
     args: raw.args ?? {},
@@ -94,6 +145,19 @@ export function parseTrajectory(text: string, line: number): Trajectory {
   const detectBy = optionalStep(line, 'expect.detectBy', expect.detectBy, steps.length);
   const breakBy = optionalStep(line, 'expect.breakBy', expect.breakBy, steps.length);
   if (raw.label === 'loop' && detectBy === undefined) throw new CorpusError(line, 'expect.detectBy', 'is required for a loop');
+  const reason = expect.reason;
+  if (reason !== undefined && !(EXPECTED_REASONS as readonly unknown[]).includes(reason)) {
+    throw new CorpusError(line, 'expect.reason', `must be one of ${EXPECTED_REASONS.join(', ')}`);
+  }
+  let outputBudget: number | undefined;
+  if (raw.budget !== undefined) {
+    if (!isObject(raw.budget)) throw new CorpusError(line, 'budget', 'must be an object');
+    const tokens = raw.budget.outputTokens;
+    if (tokens !== undefined && (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 1)) {
+      throw new CorpusError(line, 'budget.outputTokens', 'must be a positive integer number of tokens');
+    }
+    outputBudget = tokens as number | undefined;
+  }
   return {
     id: raw.id,
     label: raw.label,
@@ -102,6 +166,8 @@ export function parseTrajectory(text: string, line: number): Trajectory {
     onset,
     detectBy,
     breakBy,
+    ...(outputBudget === undefined ? {} : { outputBudget }),
+    ...(reason === undefined ? {} : { reason: reason as string }),
   };
 }
 

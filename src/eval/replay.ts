@@ -1,15 +1,17 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { context } from '@opentelemetry/api';
+import { context, type Attributes, type Tracer } from '@opentelemetry/api';
 import { register } from '../../instrumentation/register.js';
 import { setToolOutcome } from '../../instrumentation/outcome.js';
 import { LoopBreakError } from '../breaker.js';
 import { LoopGuardSpanProcessor } from '../processor.js';
+import { MODEL_TOOL } from '../engine.js';
+import { outputSketch, readModelTurn } from '../model-span.js';
 import type { DetectionOptions } from '../options.js';
 import * as sc from '../semconv.js';
 import { LEVEL_RANK } from '../policy.js';
 import type { Level } from '../types.js';
-import type { Trajectory, TrajectoryStep } from './corpus.js';
+import type { ModelStep, ToolStep, Trajectory } from './corpus.js';
 import type { CaseRun } from './score.js';
 
 /** One verdict a replayed run reached, as `loopguard scan` reports it. */
@@ -29,6 +31,8 @@ export interface Verdict {
 export interface Replayed {
   run: CaseRun;
   verdicts: Verdict[];
+  /** `loopguard.run.exit_reason` of the run's root span (`completed` for a run loopguard never tracked). */
+  exitReason: string;
 }
 
 /** The error a replayed tool throws for a step recorded as failed. */
@@ -36,7 +40,7 @@ class RecordedToolError extends Error {
   override name = 'ToolError';
 }
 
-function replayStep(step: TrajectoryStep): unknown {
+function replayStep(step: ToolStep): unknown {
   if (step.status === 'error') throw new RecordedToolError(step.error ?? 'error');
   // The corpus states the outcome class; a real tool would declare it the same way.
   setToolOutcome(step.status);
@@ -46,6 +50,30 @@ function replayStep(step: TrajectoryStep): unknown {
 function rank(span: ReadableSpan): number {
   const level = span.attributes[sc.ATTR_LOOPGUARD_LEVEL];
   return typeof level === 'string' ? (LEVEL_RANK[level as Level] ?? 0) : 0;
+}
+
+/**
+ * The attributes of the LLM span an instrumented client makes for a model
+ * turn (GenAI semantic conventions), with content capture off: the text is
+ * seen in process, as an adapter sees it, and only its sketch is recorded.
+ */
+export function modelTurnAttributes(step: ModelStep): Attributes {
+  const attributes: Attributes = {
+    [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_CHAT,
+    [sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: step.outputTokens,
+  };
+  if (step.inputTokens !== undefined) attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = step.inputTokens;
+  if (step.finishReason !== undefined) attributes[sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [step.finishReason];
+  if (step.text !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = outputSketch(step.text);
+  return attributes;
+}
+
+/** Replays a model turn as its LLM span; returns whether the processor stopped the run on it. */
+function replayModelTurn(tracer: Tracer, step: ModelStep, origin: number): boolean {
+  const startTime = step.t === undefined ? undefined : origin + step.t;
+  const span = tracer.startSpan(sc.GEN_AI_OPERATION_CHAT, { attributes: modelTurnAttributes(step), startTime }, context.active());
+  span.end(startTime);
+  return (span as unknown as ReadableSpan).attributes[sc.ATTR_LOOPGUARD_LEVEL] === 'break';
 }
 
 /** The verdicts the processor reported (warnings are throttled, so not every flagged step has one). */
@@ -61,16 +89,16 @@ function verdictsOf(tools: ReadableSpan[]): Verdict[] {
           detector: String(a[sc.ATTR_LOOPGUARD_DETECTOR]),
           count: Number(a[sc.ATTR_LOOPGUARD_COUNT]),
           period: Number(a[sc.ATTR_LOOPGUARD_PERIOD]),
-          tool: String(s.attributes[sc.ATTR_GEN_AI_TOOL_NAME]),
+          tool: String(s.attributes[sc.ATTR_GEN_AI_TOOL_NAME] ?? MODEL_TOOL),
         };
       }),
   );
 }
 
-/** Reads what the replay's tool spans say, step by step, as a backend would. */
+/** Reads what the replay's tool and LLM spans say, step by step, as a backend would. */
 function readRun(spans: ReadableSpan[]): Replayed {
   const tools = spans
-    .filter((s) => s.attributes[sc.ATTR_GEN_AI_OPERATION_NAME] === sc.GEN_AI_OPERATION_EXECUTE_TOOL)
+    .filter((s) => s.attributes[sc.ATTR_GEN_AI_OPERATION_NAME] === sc.GEN_AI_OPERATION_EXECUTE_TOOL || readModelTurn(s.attributes) !== undefined)
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
   const first = (min: number): number | null => {
     const i = tools.findIndex((s) => rank(s) >= min);
@@ -85,6 +113,7 @@ function readRun(spans: ReadableSpan[]): Replayed {
       detectors: [...new Set(verdicts.map((v) => v.detector))].sort(),
     },
     verdicts,
+    exitReason: String(spans.find((s) => s.parentSpanContext === undefined)?.attributes[sc.ATTR_LOOPGUARD_RUN_EXIT_REASON] ?? 'completed'),
   };
 }
 
@@ -93,13 +122,14 @@ function readRun(spans: ReadableSpan[]): Replayed {
  * guarded tool, producing an SDK span that the loopguard processor judges;
  * the verdicts are read back from the finished spans.
  */
-export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps'>[], detection: DetectionOptions): Promise<Replayed[]> {
+export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps' | 'outputBudget'>[], detection: DetectionOptions): Promise<Replayed[]> {
   const exporter = new InMemorySpanExporter();
   const processor = new LoopGuardSpanProcessor(detection);
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   const guard = register({ tracerProvider: provider, processor, appendNudge: false, instrumentations: false });
+  const tracer = provider.getTracer('loopguard-eval');
   const runs: Replayed[] = [];
   try {
     for (const t of trajectories) {
@@ -108,6 +138,10 @@ export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps'>[
       const origin = Date.now();
       await guard.run(`eval ${t.id}`, async () => {
         for (const step of t.steps) {
+          if (step.kind === 'model') {
+            if (replayModelTurn(tracer, step, origin)) return;
+            continue;
+          }
           const startTime = step.t === undefined ? undefined : origin + step.t;
           const endTime = startTime === undefined ? undefined : startTime + (step.durationMs ?? 0);
           try {
@@ -117,7 +151,7 @@ export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps'>[
             if (!(err instanceof RecordedToolError)) throw err;
           }
         }
-      });
+      }, { maxOutputTokens: t.outputBudget });
       runs.push(readRun(exporter.getFinishedSpans()));
     }
   } finally {

@@ -14,6 +14,9 @@ export interface CaseScore extends CaseRun {
   verdict: 'tp' | 'fp' | 'tn' | 'fn';
   late: boolean;
   missedBreak: boolean;
+  /** Only for a trajectory with `expect.reason`: why the replayed run ended, and whether that is not the reason expected. */
+  exitReason?: string;
+  wrongReason?: boolean;
 }
 
 export interface Summary {
@@ -28,17 +31,23 @@ export interface Summary {
   recall: number | null;
   falsePositiveRate: number | null;
   meanStepsToDetect: number | null;
+  /** Only when some trajectory has `expect.reason`: those whose run ended for another reason. */
+  wrongReasons?: number;
 }
 
-/** Scores one case as the benchmark README says. */
-export function scoreCase(t: Trajectory, run: CaseRun): CaseScore {
+/**
+ * Scores one case as the benchmark README says; a trajectory with
+ * `expect.reason` is also scored on why its replayed run ended (`exitReason`).
+ */
+export function scoreCase(t: Trajectory, run: CaseRun, exitReason = 'completed'): CaseScore {
+  const reason = t.reason === undefined ? {} : { exitReason, wrongReason: exitReason !== t.reason };
   const flagged = run.firstWarning !== null;
   if (t.label === 'normal') {
-    return { id: t.id, label: t.label, ...run, verdict: flagged ? 'fp' : 'tn', late: false, missedBreak: false };
+    return { id: t.id, label: t.label, ...run, verdict: flagged ? 'fp' : 'tn', late: false, missedBreak: false, ...reason };
   }
   const late = flagged && t.detectBy !== undefined && run.firstWarning! > t.detectBy;
   const missedBreak = t.breakBy !== undefined && (run.firstBreak === null || run.firstBreak > t.breakBy);
-  return { id: t.id, label: t.label, ...run, verdict: flagged ? 'tp' : 'fn', late, missedBreak };
+  return { id: t.id, label: t.label, ...run, verdict: flagged ? 'tp' : 'fn', late, missedBreak, ...reason };
 }
 
 function ratio(n: number, d: number): number | null {
@@ -66,5 +75,6 @@ export function summarise(trajectories: Trajectory[], scores: CaseScore[]): Summ
     recall: ratio(tp, tp + fn),
     falsePositiveRate: ratio(fp, fp + tn),
     meanStepsToDetect: delays.length === 0 ? null : delays.reduce((a, b) => a + b, 0) / delays.length,
+    ...(trajectories.some((t) => t.reason !== undefined) ? { wrongReasons: scores.filter((s) => s.wrongReason === true).length } : {}),
   };
 }

@@ -47,6 +47,7 @@ interface CorpusLine {
   id: string;
   label: 'normal' | 'loop';
   steps: unknown[];
+  expect?: { reason?: string };
 }
 
 function capture(): CommandIO & { stdout: string[]; stderr: string[] } {
@@ -76,12 +77,15 @@ function isStep(v: unknown, steps: number): boolean {
 
 /** The DESIGN §6 contract, key for key, plus the invariants any honest scoring keeps. */
 function checkShape(out: EvalOut, corpus: CorpusLine[]): void {
+  // Exit-reason scoring adds keys only where a trajectory asks for it (expect.reason): other corpora keep the shape the CI gate parses.
+  const reasons = corpus.some((t) => t.expect?.reason !== undefined);
   expect(Object.keys(out).sort()).toEqual(['cases', 'summary']);
-  expect(Object.keys(out.summary).sort()).toEqual(SUMMARY_KEYS);
+  expect(Object.keys(out.summary).sort()).toEqual(reasons ? [...SUMMARY_KEYS, 'wrongReasons'].sort() : SUMMARY_KEYS);
   expect(out.cases.map((c) => c.id)).toEqual(corpus.map((t) => t.id));
   out.cases.forEach((c, i) => {
     const t = corpus[i]!;
-    expect(Object.keys(c).sort(), c.id).toEqual(CASE_KEYS);
+    expect(Object.keys(c).sort(), c.id).toEqual(t.expect?.reason === undefined ? CASE_KEYS : [...CASE_KEYS, 'exitReason', 'wrongReason'].sort());
+    if (t.expect?.reason !== undefined) expect(c.wrongReason, c.id).toBe(c.exitReason !== t.expect.reason);
     expect(c.label, c.id).toBe(t.label);
     for (const k of ['firstWarning', 'firstCritical', 'firstBreak'] as const) expect(isStep(c[k], t.steps.length), `${c.id}.${k}=${c[k]}`).toBe(true);
     // A stronger level is never reached before a weaker one is: each tier includes the ones below it.
@@ -97,6 +101,7 @@ function checkShape(out: EvalOut, corpus: CorpusLine[]): void {
     if (t.label === 'normal') expect([c.late, c.missedBreak], c.id).toEqual([false, false]);
   });
   const s = out.summary;
+  if (reasons) expect(s.wrongReasons).toBe(out.cases.filter((c) => c.wrongReason === true).length);
   const count = (v: CaseScore['verdict']) => out.cases.filter((c) => c.verdict === v).length;
   expect(s.cases).toBe(corpus.length);
   expect([s.tp, s.fp, s.tn, s.fn]).toEqual([count('tp'), count('fp'), count('tn'), count('fn')]);
@@ -194,9 +199,35 @@ describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate r
   }
 });
 
+describe('loopguard eval --json on the model-turns corpus (test/corpus/MODEL-TURNS.md)', () => {
+  const file = resolve(repoRoot, 'test/corpus/model-turns.jsonl');
+  const corpus = readCorpus(file);
+  let out: EvalOut;
+
+  beforeAll(async () => {
+    const r = await evalJson(file);
+    expect(r.code).toBe(0);
+    out = r.result;
+  });
+
+  it('has at least 20 cases of both labels, each naming the exit reason it expects', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(corpus.map((t) => t.label))).toEqual(new Set(['loop', 'normal']));
+    expect(corpus.every((t) => t.expect?.reason !== undefined)).toBe(true);
+  });
+
+  it('has the eval JSON shape, with the exit-reason fields', () => checkShape(out, corpus));
+
+  it('meets the acceptance bar, and every run ends for the reason expected', () => {
+    expectAcceptance(out);
+    expect(out.cases.filter((c) => c.wrongReason).map((c) => `${c.id}: ended ${c.exitReason}`)).toEqual([]);
+    expect(out.summary.wrongReasons).toBe(0);
+  });
+});
+
 describe('loopguard eval --json on the corpora written to break it and the real runs (known misses are listed in their READMEs)', () => {
   // Every other corpus of ours, the real runs mined from public agent runs included (test/corpus/REAL.md).
-  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl']);
+  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl']);
   const others = readdirSync(resolve(repoRoot, 'test/corpus')).filter((f) => f.endsWith('.jsonl') && !pinned.has(f));
   it('finds the corpora', () => expect(others.length).toBeGreaterThanOrEqual(20));
   for (const name of others) {
@@ -212,6 +243,9 @@ describe('loopguard eval --json on the corpora written to break it and the real 
 describe('loopguard eval rejects unreadable input with exit 2', () => {
   const expected: Record<string, { line: number; field: string }> = {
     'bad-json.jsonl': { line: 2, field: '(line)' },
+    'bad-model-tokens.jsonl': { line: 2, field: 'steps[1].outputTokens' },
+    'bad-budget.jsonl': { line: 1, field: 'budget.outputTokens' },
+    'bad-reason.jsonl': { line: 3, field: 'expect.reason' },
     'bad-status.jsonl': { line: 2, field: 'steps[1].status' },
     'duplicate-ids.jsonl': { line: 4, field: 'id' },
     'loop-without-detect-by.jsonl': { line: 2, field: 'expect.detectBy' },

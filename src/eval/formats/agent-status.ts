@@ -1,5 +1,5 @@
 import type { Outcome } from '../../types.js';
-import type { TrajectoryStep } from '../corpus.js';
+import type { ToolStep } from '../corpus.js';
 
 /** What an agent log says about one tool call's outcome. */
 export interface Observation {
@@ -75,7 +75,7 @@ export function classifyObservation(o: Observation): Classified {
 }
 
 /** A step's outcome fields for an observation: the output as the result, or, for a failure, as the error. */
-export function observed(o: Observation): Pick<TrajectoryStep, 'status'> & Partial<TrajectoryStep> {
+export function observed(o: Observation): Pick<ToolStep, 'status'> & Partial<ToolStep> {
   const c = classifyObservation(o);
   return c.status === 'error' ? { status: 'error', error: c.error } : { status: c.status, result: o.output, hasResult: true };
 }

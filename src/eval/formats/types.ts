@@ -1,4 +1,4 @@
-import type { Trajectory, TrajectoryStep } from '../corpus.js';
+import type { ToolStep, Trajectory, TrajectoryStep } from '../corpus.js';
 import type { Input } from './input.js';
 
 /** One agent run in the benchmark's trajectory form; `label` is null when the format carries no ground truth. */
@@ -25,7 +25,7 @@ export interface FormatReader {
 }
 
 /** A step with nothing recorded but what the reader sets. */
-export function step(tool: string, args: unknown, fields: Partial<TrajectoryStep> = {}): TrajectoryStep {
+export function step(tool: string, args: unknown, fields: Partial<ToolStep> = {}): ToolStep {
   return {
     tool,
     args,

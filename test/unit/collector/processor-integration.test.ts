@@ -124,6 +124,34 @@ describe('collector with the real LoopGuardSpanProcessor', () => {
   });
 });
 
+describe('model turns through the collector', () => {
+  it('judges an agent\'s LLM spans, stamps why the run ended on its root and counts loopguard_runs_ended_total', async () => {
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'python-like-agent' }),
+      spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }))],
+    });
+    const tracer = provider.getTracer('agent');
+    const conversation = 'conv-truncated';
+    const root = tracer.startSpan('invoke_agent writer', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': conversation } });
+    const ctx = trace.setSpan(ROOT_CONTEXT, root);
+    for (let i = 0; i < 3; i++) {
+      tracer
+        .startSpan('chat gpt-4o', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': conversation, 'gen_ai.usage.output_tokens': 4096, 'gen_ai.response.finish_reasons': ['length'] } }, ctx)
+        .end();
+    }
+    root.end();
+    await provider.forceFlush();
+    await waitFor(() => forwardedFor(conversation).length === 4, 10_000, 'all 4 spans forwarded');
+    const spans = forwardedFor(conversation);
+    expect(spans.filter((s) => s.name === 'chat gpt-4o').map((s) => attr(s, 'loopguard.level'))).toEqual([undefined, 'warning', 'break']);
+    const forwardedRoot = spans.find((s) => s.name === 'invoke_agent writer')!;
+    expect(attr(forwardedRoot, 'loopguard.run.exit_reason')).toBe('truncation');
+    expect(attr(forwardedRoot, 'loopguard.run.stop_reason')).toBe('truncation');
+    const metrics = await (await fetch(`${collector.url}/metrics`)).text();
+    expect(metrics).toMatch(/^loopguard_runs_ended_total\{reason="truncation"\} 1$/m);
+  });
+});
+
 describe('runs keyed by a conversation id only the root span carries', () => {
   it('moves the run to the conversation id when the root arrives after its tool calls, and reports the break once', async () => {
     const breaks = async (): Promise<number> => {

@@ -196,3 +196,18 @@ describe('summarise', () => {
     );
   });
 });
+
+describe('scoring on the exit reason', () => {
+  it('adds exitReason and wrongReason only to a case that expects a reason, and wrongReasons only to such a summary', () => {
+    const plain = trajectory('p', 'normal');
+    const expecting = { ...trajectory('r', 'loop'), detectBy: 3, reason: 'truncation' };
+    const right = scoreCase(expecting, runOf(2, 3, 3, ['truncation']), 'truncation');
+    const wrong = scoreCase(expecting, runOf(2, 3, 3, ['truncation']), 'loop_break');
+    expect(right).toMatchObject({ verdict: 'tp', exitReason: 'truncation', wrongReason: false });
+    expect(wrong).toMatchObject({ verdict: 'tp', exitReason: 'loop_break', wrongReason: true });
+    const quietScore = scoreCase(plain, runOf(null), 'budget');
+    expect('exitReason' in quietScore || 'wrongReason' in quietScore).toBe(false);
+    expect('wrongReasons' in summarise([plain], [quietScore])).toBe(false);
+    expect(summarise([plain, expecting, expecting], [quietScore, right, wrong]).wrongReasons).toBe(1);
+  });
+});

@@ -1,3 +1,4 @@
+import type { ToolStep } from '../../../../src/eval/corpus.js';
 import { describe, expect, it } from 'vitest';
 import { CorpusError } from '../../../../src/eval/corpus.js';
 import { FormatError, FORMATS, readRuns } from '../../../../src/eval/formats/index.js';
@@ -17,14 +18,14 @@ describe('readRuns: one registry, formats told apart by content', () => {
     const r = readRuns('b', JSON.stringify(oh));
     expect(r.format).toBe('openhands');
     expect(r.runs[0]!.id).toBe('i-1');
-    expect(r.runs[0]!.steps.map((s) => [s.tool, s.args, s.result, s.status, s.t, s.durationMs])).toEqual([['run', { command: 'ls' }, 'README.md', 'ok', 0, 1000]]);
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.result, s.status, s.t, s.durationMs])).toEqual([['run', { command: 'ls' }, 'README.md', 'ok', 0, 1000]]);
   });
 
   it("reads the OpenHands server's trajectory answer ({trajectory:[events]}), not as a SWE-agent trajectory", () => {
     const events = [event(1, { action: 'run', args: { command: 'grep -rn x src' } }), event(2, { observation: 'run', cause: 1, content: '', extras: { metadata: { exit_code: 1 } } })];
     const r = readRuns('t', JSON.stringify({ trajectory: events }));
     expect(r.format).toBe('openhands');
-    expect(r.runs[0]!.steps.map((s) => [s.tool, s.status])).toEqual([['run', 'empty']]);
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.status])).toEqual([['run', 'empty']]);
     expect(readRuns('s', JSON.stringify({ trajectory: [{ action: 'ls\n', observation: 'a.py', thought: '' }] })).format).toBe('swe-agent');
   });
 
@@ -32,9 +33,9 @@ describe('readRuns: one registry, formats told apart by content', () => {
     const tau = [{ task_id: 3, trial: 1, traj: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'search_flights', arguments: '{"from":"JFK"}' } }] }, { role: 'tool', content: '[]' }] }];
     const r = readRuns('t.json', JSON.stringify(tau));
     expect(r.format).toBe('tau-bench');
-    expect(r.runs[0]!.steps.map((s) => [s.tool, s.args, s.status])).toEqual([['search_flights', { from: 'JFK' }, 'empty']]);
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.status])).toEqual([['search_flights', { from: 'JFK' }, 'empty']]);
     const mini = [{ role: 'assistant', content: 'THOUGHT\n```bash\nls -la\n```' }, { role: 'user', content: '<returncode>0</returncode>\n<output>\nREADME.md\n</output>' }];
-    expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.tool, s.args, s.result])).toEqual([['bash', { command: 'ls -la' }, 'README.md\n']]);
+    expect((readRuns('m', JSON.stringify(mini)).runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.result])).toEqual([['bash', { command: 'ls -la' }, 'README.md\n']]);
   });
 
   it('a mini-SWE-agent response with two command blocks ran nothing (the agent answered with a format error)', () => {
@@ -44,7 +45,7 @@ describe('readRuns: one registry, formats told apart by content', () => {
       { role: 'assistant', content: '```bash\nls\n```' },
       { role: 'user', content: '<returncode>0</returncode>\n<output>\na.py\n</output>' },
     ];
-    expect(readRuns('m', JSON.stringify(mini)).runs[0]!.steps.map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
+    expect((readRuns('m', JSON.stringify(mini)).runs[0]!.steps as ToolStep[]).map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
   });
 
   it('reads a tool-calling mini-SWE-agent trajectory ({"returncode","output"} observations)', () => {
@@ -58,7 +59,7 @@ describe('readRuns: one registry, formats told apart by content', () => {
     };
     const r = readRuns('m', JSON.stringify(traj));
     expect(r.runs[0]!.id).toBe('x__y-1');
-    expect(r.runs[0]!.steps.map((s) => [s.args, s.status])).toEqual([[{ command: 'python t.py' }, 'error']]);
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.args, s.status])).toEqual([[{ command: 'python t.py' }, 'error']]);
   });
 
   it('keeps the benchmark corpus error messages exactly as they were', () => {

@@ -1,3 +1,4 @@
+import type { ToolStep } from '../../../../src/eval/corpus.js';
 import type { Attributes } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { attributesToKeyValues } from '../../../../src/collector/attributes.js';
@@ -39,13 +40,13 @@ describe('spansToRuns: tool spans of a trace file as runs, by the dialect reader
       {},
     );
     expect(runs.map((r) => r.id)).toEqual(['sess-1']);
-    expect(runs[0]!.steps.map((s) => [s.tool, s.args, s.status])).toEqual([
+    expect((runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.status])).toEqual([
       ['search', { q: 'a' }, 'empty'],
       ['fetch', { url: 'u' }, 'ok'],
       ['search', { q: 'a' }, 'empty'],
     ]);
     expect(runs[0]!.steps[0]!.t).toBe(0);
-    expect(runs[0]!.steps.every((s) => s.durationMs === 4)).toBe(true);
+    expect((runs[0]!.steps as ToolStep[]).every((s) => s.durationMs === 4)).toBe(true);
   });
 
   it('keys a run by its trace when no span names one, and leaves out a tool span alone in its trace', () => {
@@ -66,7 +67,7 @@ describe('spansToRuns: tool spans of a trace file as runs, by the dialect reader
       ],
       {},
     );
-    expect(runs[0]!.steps.map((s) => [s.tool, s.status, s.error])).toEqual([
+    expect((runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.status, s.error])).toEqual([
       ['get', 'error', 'NotFound: HTTP 404'],
       ['poll', 'pending', undefined],
     ]);
@@ -75,7 +76,7 @@ describe('spansToRuns: tool spans of a trace file as runs, by the dialect reader
   it("replays loopguard's own spans without captured content by their hashes, so equal calls stay equal", () => {
     const own = (args: string, result: string) =>
       span('e1', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get', 'loopguard.args.hash': args, 'loopguard.result.hash': result });
-    const steps = spansToRuns([own('aa', 'r1'), own('aa', 'r1'), own('bb', 'r2')], {})[0]!.steps;
+    const steps = spansToRuns([own('aa', 'r1'), own('aa', 'r1'), own('bb', 'r2')], {})[0]!.steps as ToolStep[];
     expect(steps.map((s) => [s.args, s.result])).toEqual([
       [{ 'loopguard.args.hash': 'aa' }, { 'loopguard.result.hash': 'r1' }],
       [{ 'loopguard.args.hash': 'aa' }, { 'loopguard.result.hash': 'r1' }],

@@ -1,0 +1,275 @@
+import { trace, type Attributes } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LoopBreakError } from '../../instrumentation/index.js';
+import { createHarness, type Harness } from '../support/harness.js';
+
+/** One model response as an instrumented LLM client records it (GenAI semantic conventions; `text` as captured output messages). */
+function respond(h: Harness, outputTokens: number, finishReason: string, text?: string): void {
+  const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': outputTokens, 'gen_ai.response.finish_reasons': [finishReason] };
+  if (text !== undefined) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }], finish_reason: finishReason }]);
+  h.provider.getTracer('llm-client').startSpan('chat mock-model', { attributes }).end();
+}
+
+function root(h: Harness) {
+  return h.spans().find((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent')!;
+}
+
+function modelSpans(h: Harness) {
+  return h.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+}
+
+async function ended(h: Harness): Promise<Record<string, number>> {
+  const points = (await h.metrics()).get('loopguard.runs.ended') ?? [];
+  return Object.fromEntries(points.map((p) => [String(p.attributes.reason), p.value]));
+}
+
+describe('model turns: output-token budget', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('tells the model at 90 % (on the next tool result, once) and stops the run at the budget with reason budget', async () => {
+    h = createHarness({ maxOutputTokens: 10_000 });
+    const read = h.guard.wrapTool('read', (path: string) => `contents of ${path}`);
+    const seen: unknown[] = [];
+    const run = h.guard.run('writer', async () => {
+      respond(h, 4_000, 'tool_calls');
+      seen.push(await read('a'));
+      respond(h, 5_200, 'tool_calls');
+      seen.push(await read('b'));
+      seen.push(await read('c'));
+      respond(h, 1_000, 'tool_calls');
+      await read('d');
+    });
+    const err = await run.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LoopBreakError);
+    expect((err as LoopBreakError).reason).toBe('budget');
+    expect(seen[0]).toBe('contents of a');
+    expect(seen[1]).toMatch(/^contents of b\n\n\[loopguard notice\] Output token budget: 9200 of 10000 tokens used \(92 %\)\. Keep working.*do not summarise/);
+    expect(seen[2]).toBe('contents of c');
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, 'break']);
+    expect(modelSpans(h)[1]!.events.map((e) => e.name)).toEqual(['loopguard.notice']);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('budget');
+    expect(await ended(h)).toEqual({ budget: 1 });
+  });
+
+  it('takes a run its own budget from guard.run, and leaves runs without one alone', async () => {
+    h = createHarness();
+    const tool = h.guard.wrapTool('noop', () => 'ok');
+    await h.guard.run('unbudgeted', async () => {
+      respond(h, 50_000, 'stop');
+      await tool();
+    });
+    const err = await h.guard
+      .run('budgeted', async () => {
+        respond(h, 600, 'stop');
+        await tool();
+      }, { maxOutputTokens: 500 })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('budget');
+    expect(await ended(h)).toEqual({ completed: 1, budget: 1 });
+  });
+
+  it('is a budget fuse: disable budget turns it off, a run\'s own budget included', async () => {
+    h = createHarness({ maxOutputTokens: 1_000, disable: ['budget'] });
+    const tool = h.guard.wrapTool('noop', () => 'ok');
+    await h.guard.run('unlimited', async () => {
+      respond(h, 5_000, 'stop');
+      await tool();
+    }, { maxOutputTokens: 100 });
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined]);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+
+  it('stops on diminishing returns: after 3 continuations, two in a row adding under 500 tokens', async () => {
+    h = createHarness({ maxOutputTokens: 100_000 });
+    const tool = h.guard.wrapTool('noop', () => 'ok');
+    const err = await h.guard
+      .run('rambler', async () => {
+        for (const tokens of [3_000, 2_000, 1_500, 1_200, 300, 200]) respond(h, tokens, 'stop');
+        await tool();
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('diminishing-returns');
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, undefined, undefined, undefined, 'break']);
+    expect(modelSpans(h)[4]!.events.map((e) => [e.name, e.attributes?.['loopguard.detector']])).toEqual([['loopguard.notice', 'diminishing-returns']]);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('budget');
+  });
+
+  it('does not judge continuations without a budget, nor short turns that call tools', async () => {
+    h = createHarness({ maxOutputTokens: 100_000 });
+    const tool = h.guard.wrapTool('lookup', (n: number) => n * 2);
+    await h.guard.run('worker', async () => {
+      for (let i = 0; i < 8; i++) {
+        respond(h, 80, 'tool_calls');
+        await tool(i);
+      }
+      respond(h, 120, 'stop');
+    });
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+
+  it('counts short answers with tool calls between them (a support chat; Gemini says STOP even with tool calls) as work, not continuations', async () => {
+    h = createHarness({ maxOutputTokens: 100_000 });
+    const lookup = h.guard.wrapTool('lookup_order', (id: string) => ({ id, status: 'shipped' }));
+    await h.guard.run('support', async () => {
+      for (const id of ['A1', 'B2', 'C3', 'D4', 'E5', 'F6']) {
+        respond(h, 60, 'STOP');
+        await lookup(id);
+      }
+      respond(h, 40, 'STOP');
+    });
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+});
+
+describe('model turns: several messages', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('gives a truncation its recovery message after the budget notice was given', async () => {
+    h = createHarness({ maxOutputTokens: 10_000 });
+    const write = h.guard.wrapTool('write_file', (n: number) => `wrote part ${n}`);
+    const results: unknown[] = [];
+    await h.guard.run('writer', async () => {
+      respond(h, 9_000, 'tool_calls');
+      results.push(await write(1));
+      respond(h, 500, 'length');
+      results.push(await write(2));
+    });
+    expect(results[0]).toMatch(/\[loopguard notice\] Output token budget: 9000 of 10000/);
+    expect(results[1]).toMatch(/\[loopguard notice\] Output limit hit: continue from where you stopped/);
+  });
+});
+
+describe('model turns: truncations', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('nudges a truncated response to continue, warns at the second in a row, stops at the third with reason truncation', async () => {
+    h = createHarness();
+    const write = h.guard.wrapTool('write_file', (args: { path: string }) => `wrote ${args.path}`);
+    const results: unknown[] = [];
+    const err = await h.guard
+      .run('coder', async () => {
+        for (let i = 0; i < 4; i++) {
+          respond(h, 4_096, 'length');
+          results.push(await write({ path: `f${i}` }));
+        }
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('truncation');
+    expect(results[0]).toMatch(/\[loopguard notice\] Output limit hit: continue from where you stopped, no apology, no recap, split the rest into smaller pieces\./);
+    expect(results[1]).toMatch(/\[loopguard warning\] Output limit hit.*If the next response is cut off too, the run will be stopped\./);
+    expect(results).toHaveLength(2);
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, 'warning', 'break']);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
+    expect(root(h).attributes['loopguard.run.stop_reason']).toBe('truncation');
+  });
+
+  it('gives a single truncation that was recovered its nudge and nothing more', async () => {
+    h = createHarness({ maxOutputTokens: 0 });
+    const write = h.guard.wrapTool('write_file', (args: { path: string }) => `wrote ${args.path}`);
+    const results: unknown[] = [];
+    await h.guard.run('coder', async () => {
+      respond(h, 4_096, 'max_tokens');
+      results.push(await write({ path: 'a' }));
+      respond(h, 900, 'tool_use');
+      results.push(await write({ path: 'b' }));
+      respond(h, 4_096, 'length');
+      results.push(await write({ path: 'c' }));
+      respond(h, 300, 'stop');
+    });
+    expect(results[0]).toMatch(/\[loopguard notice\] Output limit hit/);
+    expect(results[1]).toBe('wrote b');
+    expect(results[2]).toMatch(/\[loopguard notice\] Output limit hit/);
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+
+  it('is off with maxTruncations 0', async () => {
+    h = createHarness({ maxTruncations: 0 });
+    const write = h.guard.wrapTool('write_file', (n: number) => `wrote part ${n}`);
+    const results: unknown[] = [];
+    await h.guard.run('coder', async () => {
+      for (let i = 0; i < 5; i++) {
+        respond(h, 4_096, 'length');
+        results.push(await write(i));
+      }
+    });
+    expect(results).toEqual([0, 1, 2, 3, 4].map((n) => `wrote part ${n}`));
+  });
+});
+
+describe('loopguard.run.exit_reason', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('says completed, error, aborted or loop_break, and counts runs.ended by reason', async () => {
+    h = createHarness();
+    const same = h.guard.wrapTool('same', () => 'same');
+    const tool = h.guard.wrapTool('noop', () => 'ok');
+    await h.guard.run('fine', async () => void (await tool()));
+    await h.guard.run('fails', async () => {
+      await tool();
+      throw new Error('agent crashed');
+    }).catch(() => undefined);
+    await h.guard.run('cancelled', async () => {
+      await tool();
+      throw Object.assign(new Error('cancelled'), { name: 'AbortError' });
+    }).catch(() => undefined);
+    await h.guard.run('looping', async () => {
+      for (let i = 0; i < 20; i++) await same();
+    }).catch(() => undefined);
+    const reasons = h
+      .spans()
+      .filter((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent')
+      .map((s) => [s.attributes['gen_ai.agent.name'], s.attributes['loopguard.run.exit_reason']]);
+    expect(reasons).toEqual([
+      ['fine', 'completed'],
+      ['fails', 'error'],
+      ['cancelled', 'aborted'],
+      ['looping', 'loop_break'],
+    ]);
+    expect(await ended(h)).toEqual({ completed: 1, error: 1, aborted: 1, loop_break: 1 });
+    expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
+
+describe('model turns: the same answer restated', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  const answer = (variant: string) =>
+    `I could not find an order with that number in the system. Please check the confirmation email for the exact order number, ${variant}, and I will look it up again straight away for you.`;
+
+  it('warns when one long answer is given a third time (near-identical wording too) and stops the run at the fifth', async () => {
+    h = createHarness();
+    const lookup = h.guard.wrapTool('lookup_order', (id: string) => ({ id, found: false }));
+    const results: unknown[] = [];
+    const err = await h.guard
+      .run('support', async () => {
+        for (const [i, variant] of ['it starts with A', 'it starts with A', 'it usually starts with A', 'it starts with A', 'it starts with A'].entries()) {
+          respond(h, 60, 'stop', answer(variant));
+          results.push(await lookup(`A-${i}`));
+        }
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('repeated-answer');
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, 'warning', 'warning', 'break']);
+    expect(JSON.stringify(results[2])).toContain('You have given nearly the same answer 3 times');
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('loop_break');
+  });
+
+  it('leaves different answers, and short identical ones, alone', async () => {
+    h = createHarness();
+    await h.guard.run('chat', async () => {
+      for (const variant of ['it starts with A', 'or the invoice number on the receipt', 'the twelve digits under the barcode', 'the reference printed on the parcel label']) {
+        respond(h, 60, 'stop', `Thanks. ${variant} is what I need: ${'with it I can search the whole order history and the shipping records of your account. '.repeat(variant.length % 2 + 1)}`);
+      }
+      for (let i = 0; i < 6; i++) respond(h, 3, 'stop', 'Done.');
+    });
+    expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+  });
+});
