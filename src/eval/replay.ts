@@ -64,7 +64,8 @@ export function modelTurnAttributes(step: ModelStep): Attributes {
   };
   if (step.inputTokens !== undefined) attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = step.inputTokens;
   if (step.finishReason !== undefined) attributes[sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [step.finishReason];
-  if (step.text !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = outputSketch(step.text);
+  const sketch = step.text === undefined ? undefined : outputSketch(step.text);
+  if (sketch !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = sketch;
   return attributes;
 }
 

@@ -225,7 +225,7 @@ describe('loopguard.run.exit_reason', () => {
     const reasons = h
       .spans()
       .filter((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent')
-      .map((s) => [s.attributes['gen_ai.agent.name'], s.attributes['loopguard.run.exit_reason']]);
+      .map((s) => [s.attributes['loopguard.run.name'], s.attributes['loopguard.run.exit_reason']]);
     expect(reasons).toEqual([
       ['fine', 'completed'],
       ['fails', 'error'],
