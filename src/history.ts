@@ -14,7 +14,7 @@ import type { FailureKind, Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~1.2 KB however long it lives
+ * Uint32Array, so a tracked run costs a fixed ~3.1 KB however long it lives
  * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
@@ -25,7 +25,7 @@ const F_NORM_HI = 2;
 const F_NORM_LO = 3;
 const F_RES_HI = 4;
 const F_RES_LO = 5;
-/** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both keeps a run under 2 KB. */
+/** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both. */
 const F_TOOL_FLAGS = 6;
 const F_SHAPE = 7;
 /** Near-sameness flags and the failure kind. */
@@ -391,9 +391,10 @@ export class RunHistory {
   }
 
   /**
-   * Did the two calls get the same answer? Equal hashes, or, for two long
-   * answers, sketches near enough (noise such as OCR wording or "visited 9
-   * seconds ago" is not news). Every detector reads "same result" here.
+   * Did the two calls get the same answer (the same answer number, see
+   * answerOf: equal results, or long texts near enough that the difference is
+   * noise such as OCR wording or "visited 9 seconds ago")? Every detector
+   * reads "same result" here.
    */
   sameResult(a: number, b: number): boolean {
     return this.resultsAlike(this.at(a), this.at(b));
