@@ -51,11 +51,13 @@ export const failureRepeat: Detector = (h, ctx, out) => {
  * that answered with no news of its own (an edit, a `sed -i`), or a command
  * made before that now answered differently (`git bisect bad` checking out the
  * next commit). Reading something new (a file view, a search, the user's
- * reply) is information, not a fix; notes to itself and failures are neither.
+ * reply) is information, not a fix; a search that found nothing, notes to
+ * itself and failures are neither.
  */
 function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
   for (let between = newer + 1; between < older; between++) {
-    if (h.blocked(between) || h.outcome(between) === 'error' || filler(h, between)) continue;
+    const outcome = h.outcome(between);
+    if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
     if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between)) return true;
   }
   return false;

@@ -364,13 +364,16 @@ describe('the built bin: node dist/src/cli/bin.js eval', () => {
 
 describe('loopguard eval --json on the shared real agent runs', () => {
   const realCorpus = resolve(repoRoot, '../shared/benchmark/real/real.jsonl');
-  it.skipIf(!existsSync(realCorpus))('stops no normal run, flags at most one, and keeps the loops it catches today', async () => {
+  it.skipIf(!existsSync(realCorpus))('meets the acceptance bar: at least 15 of 17 loops, at most one false positive, no false termination, at most two late', async () => {
     const r = await evalJson(realCorpus);
     expect(r.code).toBe(0);
     checkShape(r.result, readCorpus(realCorpus));
-    const { tp, fp, falseTerminations } = r.result.summary;
-    expect({ fp: Math.min(fp, 2), falseTerminations }).toEqual({ fp: Math.min(fp, 1), falseTerminations: 0 });
-    // docs/benchmarks.md: 13 of 17 when this was written; the acceptance bar is 15.
-    expect(tp).toBeGreaterThanOrEqual(13);
+    const { tp, fp, falseTerminations, late } = r.result.summary;
+    expect({ caught: tp >= 15, fewFalsePositives: fp <= 1, falseTerminations, fewLate: late <= 2 }).toEqual({
+      caught: true,
+      fewFalsePositives: true,
+      falseTerminations: 0,
+      fewLate: true,
+    });
   });
 });

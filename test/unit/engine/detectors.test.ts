@@ -368,6 +368,14 @@ describe('failure-repeat', () => {
     expect(r.firstWarning).toBeNull();
   });
 
+  it('does not read a search that found nothing, or a new reply, as a fix', () => {
+    const search = (n: number) => ({ tool: 'search_flights', args: `LAX ORD day ${n}`, result: '[]', outcome: 'empty' as const });
+    const reply = (n: number) => ({ tool: 'respond', args: `sorry, still failing ${n}`, result: `the user answers, in words of their own, ${n}`, informative: true });
+    const r = feed([fails, reply(1), fails, search(1), search(2), reply(2), fails]);
+    expect(r.firstWarning).toBe(7);
+    expect(r.detectors[6]).toBe('failure-repeat');
+  });
+
   it('ends the count when the call succeeds or fails another way', () => {
     const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
     expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
