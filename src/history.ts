@@ -407,15 +407,11 @@ export class RunHistory {
     return this.buf[x + F_RES_HI] === this.buf[y + F_RES_HI] && this.buf[x + F_RES_LO] === this.buf[y + F_RES_LO];
   }
 
-  /** Same normalised arguments, or two long arguments near enough (a cell cut off at another point). Tool not compared. */
-  similarArgs(a: number, b: number): boolean {
-    return this.argsAlike(this.at(a), this.at(b));
-  }
-
   /**
    * Same tool and the same arguments but for their free text: the same
    * operation (`str_replace` on one file) with whatever text it was given.
-   * Calls recorded without a sketch count as one operation per tool.
+   * Arguments without free text are their own skeleton: one operation per
+   * distinct arguments.
    */
   sameOperation(a: number, b: number): boolean {
     const x = this.at(a);
@@ -428,9 +424,9 @@ export class RunHistory {
     return (this.buf[this.at(back) + F_KIND]! & KIND_ARGS_NEAR) !== 0;
   }
 
-  /** Same tool, and the same or similar arguments. */
+  /** Same tool, and the same normalised arguments or two long ones near enough (a cell cut off at another point). */
   similarCall(a: number, b: number): boolean {
-    return this.toolId(a) === this.toolId(b) && this.similarArgs(a, b);
+    return this.toolId(a) === this.toolId(b) && this.argsAlike(this.at(a), this.at(b));
   }
 
   /** The failure kind recorded for the call `back` steps ago (undefined for no failure or an unknown one). */

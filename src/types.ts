@@ -36,4 +36,3 @@ export interface ToolEvent {
  * 4xx, not found, permission denied) fail the same way when resent.
  */
 export type FailureKind = 'transient' | 'deterministic';
-export const FAILURE_KINDS: readonly FailureKind[] = ['transient', 'deterministic'];
