@@ -13,7 +13,7 @@ const ERROR_TEXT_MAX = 200;
 /** Characters JSON.stringify escapes (RFC 8785 §3.2.2.2); most strings have none, and skipping the call is measurably cheaper. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-export function quote(s: string): string {
+function quote(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
 }
 
