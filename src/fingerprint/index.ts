@@ -62,9 +62,13 @@ function asJsonValue(value: unknown, maxBytes: number): unknown {
 /** Hashes of a call's arguments: raw (argsHash) and conservatively normalised (normArgsHash). Never throws. */
 export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsFingerprint {
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  const { text, normalized } = canonicalizeArgs(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs));
+  const { text, normalized, mayHoldFreeText } = canonicalizeArgs(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs));
   const argsHash = hashText(text);
-  return { argsHash, normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized), argsSketch: textSketch(text) };
+  return {
+    argsHash,
+    normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized),
+    argsSketch: mayHoldFreeText ? textSketch(text) : undefined,
+  };
 }
 
 const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });
@@ -170,12 +174,12 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
   const extra = volatileKeySet(opts?.volatileKeys);
   const defaults = opts?.maskVolatile !== false;
   const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
-  const { text, maskedValues } = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
+  const { text, maskedValues, mayHoldFreeText } = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
   // A receipt of fresh ids and timestamps says nothing: masked values do not count towards being informative.
   return {
     hash: hashText(text),
     informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS,
-    sketch: textSketch(text),
+    sketch: mayHoldFreeText ? textSketch(text) : undefined,
   };
 }
 

@@ -81,7 +81,7 @@ export interface KeyInfo {
 }
 const KEY_CACHE_MAX = 4096;
 const keyCache = new Map<string, KeyInfo>();
-/** What a key is for masking (cached; canonical.ts keeps it next to the key's encoded text). */
+/** What a key is for masking (cached; json-text.ts keeps it next to the key's encoded text). */
 export function keyInfo(key: string): KeyInfo {
   let info = keyCache.get(key);
   if (info === undefined) {
