@@ -1,7 +1,7 @@
 /**
  * Value-level forms of the argument normalisation and result masking rules.
  * The hashes never use them: fingerprintArgs and resultHash apply the same
- * rules inside their one canonicalisation pass (src/fingerprint/canonical.ts).
+ * rules inside their one canonicalisation pass (src/fingerprint/walk.ts).
  * They are written as plain recursive copies so tests can hold the fused pass
  * to the same hashes (fused.test.ts): two implementations of one rule set,
  * each checking the other. The per-string rules (normalizeText,
@@ -24,7 +24,7 @@ import {
   type MaskSettings,
 } from '../../../src/fingerprint/volatile.js';
 
-/** Containers nested deeper than this are left as they are (canonical.ts writes them as {"$lg:depth":true}). */
+/** Containers nested deeper than this are left as they are (walk.ts writes them as {"$lg:depth":true}). */
 const MAX_DEPTH = 64;
 
 /**
