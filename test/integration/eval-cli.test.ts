@@ -225,9 +225,36 @@ describe('loopguard eval --json on the model-turns corpus (test/corpus/MODEL-TUR
   });
 });
 
+describe('loopguard eval --json on the completion-gate corpus (test/corpus/COMPLETION-GATE.md)', () => {
+  const file = resolve(repoRoot, 'test/corpus/completion-gate.jsonl');
+  const corpus = readCorpus(file);
+  let out: EvalOut;
+
+  beforeAll(async () => {
+    const r = await evalJson(file);
+    expect(r.code).toBe(0);
+    out = r.result;
+  });
+
+  it('has unverified completions and completions of both labels, each naming the exit reason it expects', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(corpus.map((t) => t.label))).toEqual(new Set(['loop', 'normal']));
+    const reasons = corpus.map((t) => t.expect?.reason);
+    expect(reasons).toContain('completed_unverified');
+    expect(reasons).toContain('completed');
+    expect(reasons.every((r) => r !== undefined)).toBe(true);
+  });
+
+  it('meets the acceptance bar, and every run ends for the reason expected', () => {
+    checkShape(out, corpus);
+    expectAcceptance(out);
+    expect(out.cases.filter((c) => c.wrongReason).map((c) => `${c.id}: ended ${c.exitReason}`)).toEqual([]);
+  });
+});
+
 describe('loopguard eval --json on the corpora written to break it and the real runs (known misses are listed in their READMEs)', () => {
   // Every other corpus of ours, the real runs mined from public agent runs included (test/corpus/REAL.md).
-  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl']);
+  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl', 'completion-gate.jsonl']);
   const others = readdirSync(resolve(repoRoot, 'test/corpus')).filter((f) => f.endsWith('.jsonl') && !pinned.has(f));
   it('finds the corpora', () => expect(others.length).toBeGreaterThanOrEqual(20));
   for (const name of others) {
