@@ -1,3 +1,4 @@
+import { hashText } from './fingerprint/index.js';
 import { WHOLE_SUITE } from './subjects.js';
 import type { Outcome } from './types.js';
 
@@ -18,31 +19,42 @@ export interface FinishAttempt {
  * to finish with some still open (asked once; later finishes are recorded).
  */
 export class CompletionGate {
-  private readonly unresolved = new Set<string>();
+  /** Open subjects, oldest first, and whether their name may leave the process (the arguments it came from were exported). */
+  private readonly unresolved = new Map<string, boolean>();
   /** Whether the model was already asked to verify. */
   asked = false;
   /** Finishes with unresolved failures after the model was asked. */
   unsupportedFinishes = 0;
 
-  /** A finished call on its subjects: a failure opens them, a success (an answer, even an empty one) clears them. */
-  record(subjects: readonly string[], outcome: Outcome): void {
+  /**
+   * A finished call on its subjects: a failure opens them, a success (an
+   * answer, even an empty one) clears them. `named`: the call's arguments are
+   * on its span, so the subjects' names may be exported too.
+   */
+  record(subjects: readonly string[], outcome: Outcome, named: boolean): void {
     if (outcome === 'pending') return;
     for (const subject of subjects) {
       if (outcome === 'error') {
         this.unresolved.delete(subject);
-        this.unresolved.add(subject);
-        if (this.unresolved.size > MAX_UNRESOLVED) this.unresolved.delete(this.unresolved.values().next().value as string);
+        this.unresolved.set(subject, named);
+        if (this.unresolved.size > MAX_UNRESOLVED) this.unresolved.delete(this.unresolved.keys().next().value as string);
       } else if (subject === WHOLE_SUITE) {
         // The whole suite passing re-ran every test.
-        for (const open of [...this.unresolved]) if (open.startsWith('test://')) this.unresolved.delete(open);
+        for (const open of [...this.unresolved.keys()]) if (open.startsWith('test://')) this.unresolved.delete(open);
       } else {
         this.unresolved.delete(subject);
       }
     }
   }
 
+  /** The open subjects by name (in process: the model and `onComplete` are told these). */
   get open(): string[] {
-    return [...this.unresolved];
+    return [...this.unresolved.keys()];
+  }
+
+  /** The open subjects as spans may carry them: by name where the arguments were exported, else their kind and a hash of the name. */
+  get exported(): string[] {
+    return [...this.unresolved].map(([subject, named]) => (named ? subject : `${subject.slice(0, subject.indexOf('://') + 3)}#${hashText(subject)}`));
   }
 
   /** The run is about to finish. */

@@ -177,7 +177,7 @@ export class LoopEngine {
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
     run.model?.acted();
-    if (entry.subjects !== undefined && !entry.blocked) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.outcome);
+    if (entry.subjects !== undefined && !entry.blocked) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.outcome, entry.subjectsNamed === true);
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
@@ -250,9 +250,9 @@ export class LoopEngine {
     return attempt;
   }
 
-  /** The subjects of the run's failed checks that no later success cleared. */
-  unresolved(runKey: string): string[] {
-    return this.runs.get(runKey)?.gate?.open ?? [];
+  /** The subjects of the run's failed checks that no later success cleared, as spans may carry them (CompletionGate.exported). */
+  exportedUnresolved(runKey: string): string[] {
+    return this.runs.get(runKey)?.gate?.exported ?? [];
   }
 
   /** The framework's own turn limit ended the run (an adapter saw it). */

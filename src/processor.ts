@@ -346,6 +346,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   /** Engine, span annotations and metrics for one recorded call. */
   private judge(span: SpanShape, runKey: string, entry: HistoryEntry): Decision {
+    if (entry.subjects !== undefined) entry.subjectsNamed = span.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined;
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.record(runKey, entry);
     this.annotate(span, entry, decision);
@@ -516,7 +517,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     if (verdict.stopReason !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOP_REASON, verdict.stopReason);
     const failed = root.status.code === SpanStatusCode.ERROR;
     const errorType = failed ? root.attributes[sc.ATTR_ERROR_TYPE] : undefined;
-    const unresolved = verdict.unresolved ?? [];
+    const unresolved = this.engine.exportedUnresolved(runKey);
     const reason = exitReason(verdict.stopReason, {
       failed,
       aborted: errorType === 'AbortError',
