@@ -43,6 +43,8 @@ export interface RunLookup {
   repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean;
   /** The tool's own rule for the subjects of its checks, if it has one. */
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
+  /** Has the run a failed check still open (else a success has nothing to clear)? */
+  hasOpenChecks(runKey: string): boolean;
 }
 
 /** Classifies a result before the built-in rules (the guard's `classifyResult` option). */
@@ -108,13 +110,17 @@ export class CallEntries {
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
     e.resultSketch = sketch;
     e.failure = failure;
-    e.subjects = this.subjects(call, outcome, said);
+    e.subjects = this.subjects(runKey, call, outcome, said);
     return e;
   }
 
-  /** The subjects the call checked; a failure that only says the thing is not there checks no service or file. */
-  private subjects(call: CallFacts, outcome: Outcome, said: (() => string | undefined) | undefined): readonly string[] | undefined {
-    if (!call.hasArgs || outcome === 'pending') return undefined;
+  /**
+   * The subjects the call checked; a failure that only says the thing is not
+   * there checks no service or file. Only failures, and successes while a
+   * failure is open, need them: most calls skip the inference.
+   */
+  private subjects(runKey: string, call: CallFacts, outcome: Outcome, said: (() => string | undefined) | undefined): readonly string[] | undefined {
+    if (!call.hasArgs || outcome === 'pending' || (outcome !== 'error' && !this.runs.hasOpenChecks(runKey))) return undefined;
     const rule = this.runs.subjectRule(call.tool);
     const found = this.errors.run('the subject rule threw; the call checks no subject', () => subjectsOf(call.args, rule), []);
     if (found.length === 0) return undefined;

@@ -47,6 +47,11 @@ export class CompletionGate {
     }
   }
 
+  /** How many subjects are open. */
+  get size(): number {
+    return this.unresolved.size;
+  }
+
   /** The open subjects by name (in process: the model and `onComplete` are told these). */
   get open(): string[] {
     return [...this.unresolved.keys()];

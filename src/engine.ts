@@ -250,6 +250,10 @@ export class LoopEngine {
     return attempt;
   }
 
+  hasOpenChecks(runKey: string): boolean {
+    return (this.runs.get(runKey)?.gate?.size ?? 0) > 0;
+  }
+
   /** The subjects of the run's failed checks that no later success cleared, as spans may carry them (CompletionGate.exported). */
   exportedUnresolved(runKey: string): string[] {
     return this.runs.get(runKey)?.gate?.exported ?? [];

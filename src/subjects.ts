@@ -47,10 +47,20 @@ function service(host: string, port: number | string): string {
 
 /** The services of the URLs in a text (scheme known or port given). */
 function servicesInText(text: string, out: Set<string>): void {
+  if (!text.includes('://')) return;
   for (const m of text.matchAll(URL_IN_TEXT)) {
     const port = m[3] ?? DEFAULT_PORTS[m[1]!.toLowerCase()];
     if (port !== undefined) out.add(service(m[2]!, port));
   }
+}
+
+/** The first of `keys` holding a non-empty string. */
+function firstString(args: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = args[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
 }
 
 /** Splits a command line into simple commands (on `&&`, `||`, `;`, `|` and newlines) of unquoted words. */
@@ -162,7 +172,7 @@ function inferred(args: unknown): Set<string> {
     return out;
   }
   if (!isRecord(args)) return out;
-  const command = COMMAND_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string');
+  const command = firstString(args, COMMAND_KEYS);
   if (command !== undefined) {
     commandSubjects(command, out);
     return out;
@@ -170,9 +180,12 @@ function inferred(args: unknown): Set<string> {
   const host = args.host ?? args.hostname;
   const port = args.port;
   if (typeof host === 'string' && host !== '' && (typeof port === 'number' || (typeof port === 'string' && /^\d{1,5}$/.test(port)))) out.add(service(host, port));
-  for (const value of Object.values(args)) if (typeof value === 'string') servicesInText(value, out);
+  for (const key in args) {
+    const value = args[key];
+    if (typeof value === 'string') servicesInText(value, out);
+  }
   if (out.size > 0) return out;
-  const path = PATH_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  const path = firstString(args, PATH_KEYS);
   if (path !== undefined) out.add(cut(`file://${path}`));
   return out;
 }

@@ -7,9 +7,10 @@ import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true) {
   const caught: unknown[] = [];
-  const entries = new CallEntries({ repeatsLastAnswer: () => repeats, subjectRule }, () => 5_000, new InternalErrors((e) => caught.push(e)));
+  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks };
+  const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
   return { entries, caught };
 }
 
@@ -98,6 +99,12 @@ describe('CallEntries.build: subjects of checks', () => {
     expect(entries.build('r', facts({ command: 'curl -sf localhost:8080/health' }), failed('Connection refused')).subjects).toEqual(['service://localhost:8080']);
     expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), returned('1 passed')).subjects).toEqual(['test://tests/a.py']);
     expect(entries.build('r', facts({ query: 'x' }), returned('y')).subjects).toBeUndefined();
+  });
+
+  it('skips the inference for a success when the run has no failed check open: there is nothing to clear', () => {
+    const { entries } = builder(false, () => undefined, false);
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), returned('1 passed')).subjects).toBeUndefined();
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), failed('1 failed')).subjects).toEqual(['test://tests/a.py']);
   });
 
   it('a failure that only says the thing is not there checks no file or service, but a test run still failed', () => {
