@@ -250,6 +250,7 @@ export class LoopEngine {
     return attempt;
   }
 
+  /** Has the run a failed check still open? (Only then can a success clear something.) */
   hasOpenChecks(runKey: string): boolean {
     return (this.runs.get(runKey)?.gate?.size ?? 0) > 0;
   }
