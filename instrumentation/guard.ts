@@ -10,7 +10,9 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlockedError, type LoopEvidence } from '../src/breaker.js';
-import type { PreVerdict, RunVerdict } from '../src/engine.js';
+import { COMPLETION_GATE, MODEL_TOOL, type PreVerdict, type RunVerdict } from '../src/engine.js';
+import { verifyMessage } from '../src/completion-gate.js';
+import { exitReason, isTurnLimitError, type ExitReason } from '../src/exit-reason.js';
 import type { CallEnd, CallFacts } from '../src/call-entry.js';
 import { fingerprintArgs } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
@@ -42,9 +44,27 @@ export interface LoopEvent {
   traceId: string;
 }
 
+/** What `onComplete` receives when a run ends. */
+export interface CompleteEvent {
+  runKey: string;
+  traceId: string;
+  /** Why the run ended (`loopguard.run.exit_reason`). */
+  exitReason: ExitReason;
+  /** Subjects of failed checks no later success cleared (`service://…`, `test://…`, `file://…`); empty when none. */
+  unresolved: string[];
+  /** The run's final verdict; undefined when it made no tool call. */
+  verdict: RunVerdict | undefined;
+}
+
 export interface GuardOptions {
-  /** Called for every verdict that should reach the agent (warnings are throttled). May be async; errors are logged, never thrown. */
+  /**
+   * Called for every verdict that should reach the agent (warnings are throttled), and when the completion gate asks
+   * the model to verify before finishing (detector `completion-gate`, tool `(model)`; answering 'continue' lets the run
+   * finish without asking). May be async; errors are logged, never thrown.
+   */
   onLoop?: (event: LoopEvent) => LoopAction | void | Promise<LoopAction | void>;
+  /** Called once when a run opened by the guard (`guard.run`, a framework invocation) ends, with why it ended. May be async; errors are logged, never thrown. */
+  onComplete?: (event: CompleteEvent) => void | Promise<void>;
   /** Append the nudge to the tool result so the model sees it (strings get a paragraph, plain objects a `loopguard_notice` field). default true */
   appendNudge?: boolean;
   /** A blocked call returns a synthetic "not executed" result (`'result'`) or throws `ToolCallBlockedError` (`'throw'`). default 'result' */
@@ -219,6 +239,7 @@ export class Guard {
     const shaped = span as Span & Partial<SpanShape>;
     const runKey = (shaped.attributes ? this.processor.runKeyOf(shaped as SpanShape) : undefined) ?? span.spanContext().traceId;
     const processor = this.processor;
+    const complete = (error: unknown) => this.complete(span as Span & Partial<SpanShape>, runKey, error);
     let ended = false;
     return {
       runKey,
@@ -232,8 +253,68 @@ export class Guard {
           span.setAttribute(sc.ATTR_ERROR_TYPE, error instanceof Error ? error.name : typeof error);
         }
         span.end();
+        complete(error);
       },
     };
+  }
+
+  /**
+   * The completion gate, for code that sees a run about to finish (the
+   * framework adapters; your own agent loop before it accepts a final
+   * answer): with failed checks still open, the first call returns the
+   * message asking the model to verify (add it as a turn), and `onLoop` is
+   * told; later calls return undefined and the finish is recorded
+   * (`completed_unverified` when the run ends). Never throws.
+   */
+  async finishGate(): Promise<string | undefined> {
+    const errors = this.processor.errors;
+    const active = trace.getActiveSpan() as (Span & Partial<SpanShape>) | undefined;
+    const runKey = this.activeRunKey();
+    if (runKey === undefined || !active?.attributes) return undefined;
+    const attempt = errors.run('the completion gate failed; the run finishes unasked', () => this.processor.finishAttempt(runKey, active as Span & SpanShape), undefined);
+    if (!attempt?.ask) return undefined;
+    const message = verifyMessage(attempt.subjects);
+    const step = this.processor.steps(runKey);
+    const evidence: LoopEvidence = { detector: COMPLETION_GATE, count: attempt.subjects.length, period: 1, since: step, fingerprint: `${MODEL_TOOL}:` };
+    const event: LoopEvent = {
+      level: 'warning',
+      action: 'nudge',
+      detector: COMPLETION_GATE,
+      nudge: message,
+      evidence,
+      tool: MODEL_TOOL,
+      args: undefined,
+      step,
+      runKey,
+      traceId: active.spanContext().traceId,
+    };
+    return (await this.consult(event)) === 'continue' ? undefined : message;
+  }
+
+  /** The framework's own turn limit ended the active run (exit reason `max_turns`): for adapters that see it without an error. */
+  reachTurnLimit(): void {
+    const runKey = this.activeRunKey();
+    if (runKey !== undefined) this.processor.errors.run('recording the turn limit failed', () => this.processor.reachTurnLimit(runKey), undefined);
+  }
+
+  /** Tells `onComplete` why the run whose root span just ended ended. */
+  private complete(span: Span & Partial<SpanShape>, runKey: string, error: unknown): void {
+    const onComplete = this.options.onComplete;
+    if (!onComplete) return;
+    const errors = this.processor.errors;
+    const event = errors.run(
+      'building the onComplete event failed',
+      (): CompleteEvent => {
+        const verdict = this.processor.verdict(runKey);
+        const stamped = span.attributes?.[sc.ATTR_LOOPGUARD_RUN_EXIT_REASON];
+        const name = error instanceof Error ? error.name : undefined;
+        // A run without tool calls is not summarised on its span: its reason follows from how it ended.
+        const reason = typeof stamped === 'string' ? (stamped as ExitReason) : exitReason(null, { failed: error !== undefined, aborted: name === 'AbortError', turnLimit: isTurnLimitError(name) });
+        return { runKey, traceId: span.spanContext().traceId, exitReason: reason, unresolved: verdict?.unresolved ?? [], verdict };
+      },
+      undefined,
+    );
+    if (event) void errors.runAsync('onComplete threw', async () => onComplete(event), undefined);
   }
 
   /**

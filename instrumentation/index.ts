@@ -5,6 +5,7 @@ export {
   appendNudge,
   isNotExecuted,
   type GuardedTool,
+  type CompleteEvent,
   type GuardOptions,
   type LoopAction,
   type LoopEvent,

@@ -50,7 +50,7 @@ export interface RegisterOptions extends LoopGuardProcessorOptions, GuardOptions
 }
 
 /** register()'s own options and the processor's and guard's it passes on; the rest are detection options. */
-const GUARD_KEYS = ['onLoop', 'appendNudge', 'onBlock', 'captureContent', 'classifyResult'];
+const GUARD_KEYS = ['onLoop', 'onComplete', 'appendNudge', 'onBlock', 'captureContent', 'classifyResult'];
 const PROCESSOR_KEYS = ['meterProvider', 'onDetection', 'now', 'onInternalError'];
 const SETUP_KEYS = ['serviceName', 'exporter', 'global', 'tracerProvider', 'processor', 'instrumentations'];
 const ALL_KEYS: readonly string[] = [...SETUP_KEYS, ...GUARD_KEYS, ...PROCESSOR_KEYS, ...DETECTION_KEYS];
@@ -75,7 +75,7 @@ function validate(options: RegisterOptions): void {
   }
   if (onBlock !== undefined && onBlock !== 'result' && onBlock !== 'throw') problems.addChoice('onBlock', ['result', 'throw'], onBlock);
   if (serviceName !== undefined && (typeof serviceName !== 'string' || serviceName === '')) problems.add('serviceName', 'a non-empty string', serviceName);
-  for (const key of ['onLoop', 'classifyResult', 'onDetection', 'onInternalError', 'now']) {
+  for (const key of ['onLoop', 'onComplete', 'classifyResult', 'onDetection', 'onInternalError', 'now']) {
     if (o[key] !== undefined && !isFunction(o[key])) problems.add(key, 'a function', o[key]);
   }
   for (const key of ['appendNudge', 'global']) {

@@ -2,6 +2,7 @@ import type { Continuation } from './detectors/index.js';
 import { argsShapeHash, classifyResult, errorDigest, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
+import { saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
 /** What a host knows of one call when it records it: the guard of its own calls, the processor of any tool span. */
@@ -40,6 +41,10 @@ export type CallEnd =
 export interface RunLookup {
   /** Does this answer repeat the run's latest call, of the same tool? */
   repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean;
+  /** The tool's own rule for the subjects of its checks, if it has one. */
+  subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
+  /** Has the run a failed check still open (else a success has nothing to clear)? */
+  hasOpenChecks(runKey: string): boolean;
 }
 
 /** Classifies a result before the built-in rules (the guard's `classifyResult` option). */
@@ -74,18 +79,23 @@ export class CallEntries {
     let informative = false;
     let sketch: string | undefined;
     let failure: FailureKind | undefined;
+    /** What the failure says of itself, for telling "not there" from a failed check. */
+    let said: (() => string | undefined) | undefined;
     if (end.kind === 'returned') {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
       informative = digest.informative;
       sketch = digest.sketch;
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
+      const result = end.result;
+      if (outcome === 'error') said = () => (typeof result === 'string' ? result : safeJson(result));
     } else if (end.kind === 'failed') {
       const digest = errorDigest(end.errorType, end.message, call.hasArgs ? call.args : undefined, end.retryable);
       hash = digest.hash;
       sketch = digest.sketch;
       failure = digest.failure;
       outcome = 'error';
+      said = () => end.message;
     } else {
       hash = end.resultHash;
       outcome = end.outcome;
@@ -100,7 +110,23 @@ export class CallEntries {
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
     e.resultSketch = sketch;
     e.failure = failure;
+    e.subjects = this.subjects(runKey, call, outcome, said);
     return e;
+  }
+
+  /**
+   * The subjects the call checked; a failure that only says the thing is not
+   * there checks no service or file. Only failures, and successes while a
+   * failure is open, need them: most calls skip the inference.
+   */
+  private subjects(runKey: string, call: CallFacts, outcome: Outcome, said: (() => string | undefined) | undefined): readonly string[] | undefined {
+    if (!call.hasArgs || outcome === 'pending' || (outcome !== 'error' && !this.runs.hasOpenChecks(runKey))) return undefined;
+    const rule = this.runs.subjectRule(call.tool);
+    const found = this.errors.run('the subject rule threw; the call checks no subject', () => subjectsOf(call.args, rule), []);
+    if (found.length === 0) return undefined;
+    if (outcome !== 'error' || !saysNotThere(said?.())) return found;
+    const tests = found.filter((s) => s.startsWith('test://'));
+    return tests.length === 0 ? undefined : tests;
   }
 
   private classify(tool: string, result: unknown, classify: ResultClassifier | undefined): Outcome {
@@ -140,6 +166,15 @@ export class CallEntries {
       argsSketch: call.argsSketch,
       resultSketch: undefined,
       failure: undefined,
+      subjects: undefined,
     };
+  }
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
   }
 }

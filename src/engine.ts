@@ -1,7 +1,9 @@
+import { CompletionGate, type FinishAttempt } from './completion-gate.js';
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
 import type { ResolvedDetectionOptions } from './options.js';
+import type { SubjectFunction, SubjectRule } from './subjects.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
 import type { Level } from './types.js';
 
@@ -42,6 +44,8 @@ export interface RunVerdict {
   stopped: boolean;
   stopReason: string | null;
   last: { detector: string; level: Level; step: number; count: number; period: number; tool: string } | null;
+  /** Subjects of failed checks no later success cleared (the completion gate); only when there are some. */
+  unresolved?: string[];
 }
 
 class RunState {
@@ -65,6 +69,10 @@ class RunState {
   modelContext: ModelDetectorContext | undefined;
   /** A message about the model side waiting for the next tool result to carry it. */
   notice: string | undefined;
+  /** Failed checks by subject, once the run has had a call with a subject. */
+  gate: CompletionGate | undefined;
+  /** An adapter saw the framework's own turn limit end the run. */
+  turnLimit = false;
 
   constructor(window: number) {
     this.history = new RunHistory(window);
@@ -80,6 +88,8 @@ function lowestActive(...tiers: number[]): number {
 }
 /** What `last.tool` names when the verdict came from a model response. */
 export const MODEL_TOOL = '(model)';
+/** The detector name of the completion gate's warning. */
+export const COMPLETION_GATE = 'completion-gate';
 const NO_EVIDENCE: Evidence[] = Object.freeze([]) as unknown as Evidence[];
 const TOUCH_GRANULARITY_MS = 1000;
 
@@ -167,6 +177,7 @@ export class LoopEngine {
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
     run.model?.acted();
+    if (entry.subjects !== undefined && !entry.blocked) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.outcome, entry.subjectsNamed === true);
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
@@ -219,6 +230,48 @@ export class LoopEngine {
       if (rank === 3) run.stopped = { reason: top.detector, step: run.history.total, evidence: undefined };
     }
     return { level, evidence: top };
+  }
+
+  /**
+   * The run is about to finish (a final answer, the framework's last step):
+   * with failed checks still open, the first attempt is a warning that asks
+   * the model to verify (`completion-gate`), later ones are only recorded.
+   */
+  finishAttempt(runKey: string): FinishAttempt {
+    const run = this.runs.get(runKey);
+    const gate = run?.gate;
+    if (!run || !gate || run.stopped) return { ask: false, subjects: [] };
+    const attempt = gate.finish();
+    if (attempt.ask) {
+      run.detections++;
+      if (run.maxRank < LEVEL_RANK.warning) run.maxRank = LEVEL_RANK.warning;
+      run.last = { detector: COMPLETION_GATE, level: 'warning', step: run.history.total, count: attempt.subjects.length, period: 1, tool: MODEL_TOOL };
+    }
+    return attempt;
+  }
+
+  /** Has the run a failed check still open? (Only then can a success clear something.) */
+  hasOpenChecks(runKey: string): boolean {
+    return (this.runs.get(runKey)?.gate?.size ?? 0) > 0;
+  }
+
+  /** The subjects of the run's failed checks that no later success cleared, as spans may carry them (CompletionGate.exported). */
+  exportedUnresolved(runKey: string): string[] {
+    return this.runs.get(runKey)?.gate?.exported ?? [];
+  }
+
+  /** The framework's own turn limit ended the run (an adapter saw it). */
+  reachTurnLimit(runKey: string): void {
+    this.touch(runKey).turnLimit = true;
+  }
+
+  reachedTurnLimit(runKey: string): boolean {
+    return this.runs.get(runKey)?.turnLimit === true;
+  }
+
+  /** The tool's own rule for the subjects of its checks (`tools.<name>.subject`). */
+  subjectRule(tool: string): SubjectRule | SubjectFunction | undefined {
+    return this.options.tools[tool]?.subject;
   }
 
   /** Gives a run its own output-token budget (0: none), instead of the `maxOutputTokens` option. */
@@ -298,7 +351,7 @@ export class LoopEngine {
   verdict(runKey: string): RunVerdict | undefined {
     const run = this.runs.get(runKey);
     if (!run) return undefined;
-    return {
+    const verdict: RunVerdict = {
       runKey,
       toolCalls: run.history.total,
       level: RANKED_LEVELS[run.maxRank] ?? null,
@@ -307,6 +360,9 @@ export class LoopEngine {
       stopReason: run.stopped?.reason ?? null,
       last: run.last,
     };
+    const unresolved = run.gate?.open;
+    if (unresolved !== undefined && unresolved.length > 0) verdict.unresolved = unresolved;
+    return verdict;
   }
 
   /** Forgets a run (its root span ended, or it was evicted). */

@@ -108,6 +108,10 @@ export interface HistoryEntry {
   argsSketch?: string;
   /** For failures: would the same call succeed if retried (transient) or fail the same way (deterministic)? */
   failure?: FailureKind;
+  /** What the call checked (src/subjects.ts), for the completion gate; not kept in the ring. */
+  subjects?: readonly string[] | undefined;
+  /** The arguments the subjects came from are on the call's span (exported), so their names may be too. */
+  subjectsNamed?: boolean;
 }
 
 /** Interns tool names to small integers shared by every run. */

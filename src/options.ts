@@ -1,5 +1,6 @@
 import type { FingerprintOptions } from './fingerprint/options.js';
 import { LoopGuardConfigError, OptionProblems } from './option-problems.js';
+import type { SubjectFunction, SubjectKind, SubjectRule } from './subjects.js';
 import {
   DETECTOR_NAMES,
   PRESETS,
@@ -21,6 +22,12 @@ export interface ToolOptions {
   ignoreArgs?: string[];
   /** Result fields masked before the result hash, added to the built-in volatile keys. default [] */
   volatileKeys?: string[];
+  /**
+   * What this tool's calls check, for the completion gate, instead of the built-in inference (docs/model-turns.md):
+   * `'none'`, `{ kind: 'service' | 'test' | 'file', arg }` (the subject is that argument), or a function of the
+   * arguments returning subjects (in-process only: a collector config cannot hold one). default: inferred
+   */
+  subject?: SubjectRule | SubjectFunction;
 }
 
 /** Detection options shared by the in-process processor and the collector. */
@@ -97,6 +104,7 @@ export interface ResolvedToolOptions {
   volatileKeys: string[];
   /** `ignoreArgs` and `volatileKeys` as the fingerprint functions take them, built once with the options. */
   fingerprint: FingerprintOptions;
+  subject: SubjectRule | SubjectFunction | undefined;
 }
 
 export { LoopGuardConfigError, type OptionProblem } from './option-problems.js';
@@ -247,7 +255,7 @@ function toolsOption(problems: OptionProblems, value: unknown, base: Record<Tier
       problems.add(field, 'an object', opts);
       continue;
     }
-    rejectUnknownKeys(problems, `${field}.`, opts, ['ignore', 'thresholds', 'ignoreArgs', 'volatileKeys']);
+    rejectUnknownKeys(problems, `${field}.`, opts, ['ignore', 'thresholds', 'ignoreArgs', 'volatileKeys', 'subject']);
     if (opts.ignore !== undefined && typeof opts.ignore !== 'boolean') problems.add(`${field}.ignore`, 'a boolean', opts.ignore);
     const ignoreArgs = stringList(problems, `${field}.ignoreArgs`, opts.ignoreArgs);
     const volatileKeys = stringList(problems, `${field}.volatileKeys`, opts.volatileKeys);
@@ -257,9 +265,22 @@ function toolsOption(problems: OptionProblems, value: unknown, base: Record<Tier
       ignoreArgs,
       volatileKeys,
       fingerprint: { ignoreArgs, volatileKeys },
+      subject: subjectOption(problems, `${field}.subject`, opts.subject),
     };
   }
   return out;
+}
+
+const SUBJECT_KINDS = ['service', 'test', 'file'];
+
+function subjectOption(problems: OptionProblems, field: string, value: unknown): SubjectRule | SubjectFunction | undefined {
+  if (value === undefined || value === 'none' || typeof value === 'function') return value as SubjectRule | SubjectFunction | undefined;
+  if (isPlainObject(value) && SUBJECT_KINDS.includes(value.kind as string) && typeof value.arg === 'string' && value.arg !== '') {
+    rejectUnknownKeys(problems, `${field}.`, value, ['kind', 'arg']);
+    return { kind: value.kind as SubjectKind, arg: value.arg };
+  }
+  problems.add(field, `'none', { kind: ${SUBJECT_KINDS.map((k) => `'${k}'`).join(' | ')}, arg: 'argument name' } or a function of the arguments`, value);
+  return undefined;
 }
 
 /** Validates detection options and fills in every default. Throws `LoopGuardConfigError` with every problem found. */

@@ -8,10 +8,11 @@ import {
 } from '@opentelemetry/api';
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
-import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
+import { COMPLETION_GATE, LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
+import { verifyMessage, type FinishAttempt } from './completion-gate.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
-import { exitReason } from './exit-reason.js';
+import { exitReason, isTurnLimitError } from './exit-reason.js';
 import type { HistoryEntry } from './history.js';
 import { readModelTurn } from './model-span.js';
 import { buildModelNudge } from './nudge.js';
@@ -64,6 +65,10 @@ export interface GuardHost {
   verdict(runKey: string): RunVerdict | undefined;
   /** A message about the model side (budget, truncations) waiting for the run's next tool result; handed out once. */
   takeNotice(runKey: string): string | undefined;
+  /** The run is about to finish: the completion gate's answer, with its warning (if it asks) recorded on `span`. */
+  finishAttempt(runKey: string, span: SpanShape | undefined): FinishAttempt;
+  /** The framework's own turn limit ended the run (exit reason `max_turns`). */
+  reachTurnLimit(runKey: string): void;
 }
 
 /** A decision on one tool span, as the processor reports it. */
@@ -184,6 +189,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     try {
       this.evaluate(span);
       this.judgeModelTurn(span);
+      if (span.attributes[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] === true) this.gateFinalAnswer(span);
       this.countTokens(span);
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
@@ -285,6 +291,39 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return this.engine.takeNotice(runKey);
   }
 
+  finishAttempt(runKey: string, span: SpanShape | undefined): FinishAttempt {
+    const attempt = this.engine.finishAttempt(runKey);
+    if (!attempt.ask) return attempt;
+    this.detectionsCounter.add(1, { [sc.METRIC_ATTR_DETECTOR]: COMPLETION_GATE, [sc.METRIC_ATTR_LEVEL]: 'warning' });
+    if (span === undefined) return attempt;
+    const level = span.attributes[sc.ATTR_LOOPGUARD_LEVEL];
+    if (level === undefined) span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'warning');
+    span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {
+      [sc.ATTR_LOOPGUARD_DETECTOR]: COMPLETION_GATE,
+      [sc.ATTR_LOOPGUARD_LEVEL]: 'warning',
+      [sc.ATTR_LOOPGUARD_COUNT]: attempt.subjects.length,
+      [sc.ATTR_LOOPGUARD_PERIOD]: 1,
+      [sc.ATTR_LOOPGUARD_ACTION]: ACTION_FOR_LEVEL.warning,
+    });
+    return attempt;
+  }
+
+  reachTurnLimit(runKey: string): void {
+    this.engine.reachTurnLimit(runKey);
+  }
+
+  /**
+   * A final answer (`loopguard.response.final` on its LLM span) with failed
+   * checks still open: the request to verify waits, like any model notice,
+   * for the run's next tool result (the re-check the model makes).
+   */
+  private gateFinalAnswer(span: SpanShape): void {
+    const runKey = this.runKeyOf(span);
+    if (runKey === undefined) return;
+    const attempt = this.finishAttempt(runKey, span);
+    if (attempt.ask) this.engine.setNotice(runKey, verifyMessage(attempt.subjects));
+  }
+
   private explicitRunKey(attributes: Attributes): string | undefined {
     const custom = this.engine.options.runKeyAttribute;
     if (custom !== undefined) {
@@ -307,6 +346,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   /** Engine, span annotations and metrics for one recorded call. */
   private judge(span: SpanShape, runKey: string, entry: HistoryEntry): Decision {
+    if (entry.subjects !== undefined) entry.subjectsNamed = span.attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] !== undefined;
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.record(runKey, entry);
     this.annotate(span, entry, decision);
@@ -476,7 +516,18 @@ export class LoopGuardSpanProcessor implements GuardHost {
     if (verdict.level !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_MAX_LEVEL, verdict.level);
     if (verdict.stopReason !== null) root.setAttribute(sc.ATTR_LOOPGUARD_RUN_STOP_REASON, verdict.stopReason);
     const failed = root.status.code === SpanStatusCode.ERROR;
-    const reason = exitReason(verdict.stopReason, { failed, aborted: failed && root.attributes[sc.ATTR_ERROR_TYPE] === 'AbortError' });
+    const errorType = failed ? root.attributes[sc.ATTR_ERROR_TYPE] : undefined;
+    const unresolved = this.engine.exportedUnresolved(runKey);
+    const reason = exitReason(verdict.stopReason, {
+      failed,
+      aborted: errorType === 'AbortError',
+      turnLimit: isTurnLimitError(errorType) || this.engine.reachedTurnLimit(runKey),
+      unresolved: unresolved.length,
+    });
+    if (unresolved.length > 0) {
+      root.setAttribute(sc.ATTR_LOOPGUARD_RUN_UNRESOLVED_FAILURES, unresolved.length);
+      root.addEvent(sc.EVENT_LOOPGUARD_UNRESOLVED_FAILURES, { [sc.ATTR_LOOPGUARD_SUBJECTS]: unresolved, [sc.ATTR_LOOPGUARD_COUNT]: unresolved.length });
+    }
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_EXIT_REASON, reason);
     this.runsEndedCounter.add(1, { [sc.METRIC_ATTR_REASON]: reason });
   }

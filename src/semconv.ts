@@ -82,6 +82,13 @@ export const ATTR_LOOPGUARD_RUN_EXIT_REASON = 'loopguard.run.exit_reason';
 
 // --- loopguard event on an LLM span: a message for the model below any loop verdict (budget notice, truncation recovery) ---
 export const EVENT_LOOPGUARD_NOTICE = 'loopguard.notice';
+/** On an LLM span: this answer ends the run (set by whoever knows it: a framework adapter, the eval replay, your own instrumentation). */
+export const ATTR_LOOPGUARD_RESPONSE_FINAL = 'loopguard.response.final';
+/** On the root span: failed checks no later success on the same subject cleared (the completion gate). */
+export const ATTR_LOOPGUARD_RUN_UNRESOLVED_FAILURES = 'loopguard.run.unresolved_failures';
+/** Event on the root span naming the unresolved subjects (`loopguard.subjects`). */
+export const EVENT_LOOPGUARD_UNRESOLVED_FAILURES = 'loopguard.unresolved_failures';
+export const ATTR_LOOPGUARD_SUBJECTS = 'loopguard.subjects';
 
 // --- metrics ---
 export const METRIC_LOOPGUARD_DETECTIONS = 'loopguard.detections';

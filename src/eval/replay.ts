@@ -56,6 +56,7 @@ function rank(span: ReadableSpan): number {
  * The attributes of the LLM span an instrumented client makes for a model
  * turn (GenAI semantic conventions), with content capture off: the text is
  * seen in process, as an adapter sees it, and only its sketch is recorded.
+ * A `final` answer is marked `loopguard.response.final`.
  */
 export function modelTurnAttributes(step: ModelStep): Attributes {
   const attributes: Attributes = {
@@ -66,6 +67,8 @@ export function modelTurnAttributes(step: ModelStep): Attributes {
   if (step.finishReason !== undefined) attributes[sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [step.finishReason];
   const sketch = step.text === undefined ? undefined : outputSketch(step.text);
   if (sketch !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = sketch;
+  // The agent knows this answer is its last, as an adapter does: the completion gate judges it.
+  if (step.final) attributes[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] = true;
   return attributes;
 }
 

@@ -41,6 +41,7 @@ const KNOWN_METRICS = new Set([
   promName(semconv.METRIC_LOOPGUARD_RUNS_STOPPED, 'counter'),
   promName(semconv.METRIC_LOOPGUARD_TOOL_CALLS, 'counter'),
   promName(semconv.METRIC_LOOPGUARD_RUNS_ACTIVE, 'gauge'),
+  promName(semconv.METRIC_LOOPGUARD_RUNS_ENDED, 'counter'),
   'loopguard_collector_queue_size',
   'loopguard_collector_spans_received_total',
   'loopguard_collector_spans_forwarded_total',
@@ -70,7 +71,7 @@ describe('Prometheus config and alert rules (promtool)', () => {
     expect(config.output).toContain('SUCCESS: 1 rule files found');
     expect(config.code).toBe(0);
     const rules = runPromtool(['check', 'rules', 'rules/loopguard.rules.yml'], promDir);
-    expect(rules.output).toContain('SUCCESS: 5 rules found');
+    expect(rules.output).toContain('SUCCESS: 7 rules found');
     expect(rules.code).toBe(0);
   });
 
@@ -191,6 +192,10 @@ describe('Grafana provisioning', () => {
     expect(exprs).toMatch(/sum by \(gen_ai_tool_name\) \(rate\(loopguard_detections_total/);
     expect(exprs).toMatch(/loopguard_runs_stopped_total/);
     expect(exprs).toMatch(/topk\(10, sum by \(gen_ai_tool_name\)/);
+    // Why runs ended: every exit reason, and the unverified completions and budget stops the alerts watch.
+    expect(exprs).toMatch(/sum by \(reason\) \(increase\(loopguard_runs_ended_total/);
+    expect(exprs).toMatch(/loopguard_runs_ended_total\{job=~"\$job",reason="completed_unverified"\}/);
+    expect(exprs).toMatch(/loopguard_runs_ended_total\{job=~"\$job",reason="budget"\}/);
     // Trace links: Jaeger searches whose trace ids open the runs.
     const jaegerSearches = targets.filter(({ target }) => target.datasource.type === 'jaeger').map(({ target }) => target.tags);
     expect(jaegerSearches).toEqual(['loopguard.run.stopped=true', 'loopguard.level=break']);

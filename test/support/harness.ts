@@ -16,11 +16,11 @@ export function createHarness(options: Omit<RegisterOptions, 'tracerProvider' | 
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
   const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const { onLoop, appendNudge, onBlock, captureContent, classifyResult, ...processorOptions } = options;
+  const { onLoop, onComplete, appendNudge, onBlock, captureContent, classifyResult, ...processorOptions } = options;
   const processor = new LoopGuardSpanProcessor({ ...(processorOptions as LoopGuardProcessorOptions), meterProvider });
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
-  const guard = register({ tracerProvider: provider, processor, onLoop, appendNudge, onBlock, captureContent, classifyResult, instrumentations: false });
+  const guard = register({ tracerProvider: provider, processor, onLoop, onComplete, appendNudge, onBlock, captureContent, classifyResult, instrumentations: false });
   return {
     guard,
     processor,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallEntries, type CallEnd, type CallFacts } from '../../src/call-entry.js';
+import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../../src/call-entry.js';
 import type { Continuation } from '../../src/detectors/index.js';
 import { argsShapeHash, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
 import { InternalErrors } from '../../src/internal-errors.js';
@@ -7,9 +7,10 @@ import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(repeats = false) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true) {
   const caught: unknown[] = [];
-  const entries = new CallEntries({ repeatsLastAnswer: () => repeats }, () => 5_000, new InternalErrors((e) => caught.push(e)));
+  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks };
+  const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
   return { entries, caught };
 }
 
@@ -87,5 +88,39 @@ describe('CallEntries.build', () => {
     const { entries } = builder();
     expect(entries.build('r', facts({}, { endMs: undefined }), returned('x')).endMs).toBe(5_000);
     expect(entries.build('r', facts({}), returned('x')).endMs).toBe(2_000);
+  });
+});
+
+describe('CallEntries.build: subjects of checks', () => {
+  const failed = (message: string): CallEnd => ({ kind: 'failed', errorType: 'Error', message });
+
+  it('records what the call checked, failed or not', () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({ command: 'curl -sf localhost:8080/health' }), failed('Connection refused')).subjects).toEqual(['service://localhost:8080']);
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), returned('1 passed')).subjects).toEqual(['test://tests/a.py']);
+    expect(entries.build('r', facts({ query: 'x' }), returned('y')).subjects).toBeUndefined();
+  });
+
+  it('skips the inference for a success when the run has no failed check open: there is nothing to clear', () => {
+    const { entries } = builder(false, () => undefined, false);
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), returned('1 passed')).subjects).toBeUndefined();
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), failed('1 failed')).subjects).toEqual(['test://tests/a.py']);
+  });
+
+  it('a failure that only says the thing is not there checks no file or service, but a test run still failed', () => {
+    const { entries } = builder();
+    expect(entries.build('r', facts({ path: 'cfg.yaml' }), failed("ENOENT: no such file or directory, open 'cfg.yaml'")).subjects).toBeUndefined();
+    expect(entries.build('r', facts({ url: 'http://a:1/x' }), returned({ status: 404, body: 'Not Found' })).subjects).toBeUndefined();
+    expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), failed('AssertionError: user not found')).subjects).toEqual(['test://tests/a.py']);
+  });
+
+  it("uses the tool's own rule, and reports one that throws instead of failing the call", () => {
+    const { entries, caught } = builder(false, () => () => {
+      throw new Error('bad rule');
+    });
+    expect(entries.build('r', facts({ url: 'http://a:1' }), returned('ok')).subjects).toBeUndefined();
+    expect(caught).toHaveLength(1);
+    const ruled = builder(false, () => ({ kind: 'test', arg: 'suite' })).entries;
+    expect(ruled.build('r', facts({ suite: 'smoke' }), failed('2 failed')).subjects).toEqual(['test://smoke']);
   });
 });

@@ -27,6 +27,12 @@ describe('detection options', () => {
     expect(o.thresholds['no-progress']).toEqual({ ...PRESETS.conservative['no-progress'], warning: 5 });
   });
 
+  it('keeps a per-tool subject rule: plain data or a function', () => {
+    const rule = (args: unknown) => String(args);
+    const o = resolveDetectionOptions({ tools: { a: { subject: 'none' }, b: { subject: { kind: 'service', arg: 'target' } }, c: { subject: rule } } });
+    expect([o.tools.a!.subject, o.tools.b!.subject, o.tools.c!.subject]).toEqual(['none', { kind: 'service', arg: 'target' }, rule]);
+  });
+
   it('names the option and the accepted values when it rejects one', () => {
     rejects({ preset: 'fast' }, 'preset', /one of "balanced", "aggressive", "conservative"/);
     rejects({ window: 2 }, 'window', /integer from 4 to 256/);
@@ -37,6 +43,8 @@ describe('detection options', () => {
     rejects({ disable: ['nope'] }, 'disable', /no-progress/);
     rejects({ tools: { t: { ignore: 'yes' } } }, 'tools.t.ignore', /boolean/);
     rejects({ tools: { t: { ignoreArgs: 'id' } } }, 'tools.t.ignoreArgs', /array of strings/);
+    rejects({ tools: { t: { subject: 'url' } } }, 'tools.t.subject', /'none', \{ kind: 'service' \| 'test' \| 'file', arg/);
+    rejects({ tools: { t: { subject: { kind: 'host', arg: 'h' } } } }, 'tools.t.subject', /function of the arguments/);
     rejects({ runKeyAttribute: '' }, 'runKeyAttribute', /non-empty/);
     rejects('balanced', 'detection', /an object/);
   });

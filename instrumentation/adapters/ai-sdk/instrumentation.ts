@@ -10,6 +10,7 @@ import { withModule } from '../shared/load.js';
 import { adviseOnUnpatchedAi6 } from './esm-advice.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
 import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
+import { rememberingStepCountIs } from './completion-gate.js';
 
 const V6 = ['>=6.0.0 <7'];
 /** The package name ai is installed under by default. */
@@ -118,6 +119,8 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const replacements = {
       generateText: wrapGenerateText(generateText as never, stepCountIs, currentGuard),
       streamText: wrapStreamText(streamText as never, stepCountIs),
+      // Conditions made through the module remember their limit: a run they end with tool calls pending is max_turns.
+      stepCountIs: rememberingStepCountIs(stepCountIs),
     };
     try {
       // An import-in-the-middle namespace accepts assignments.

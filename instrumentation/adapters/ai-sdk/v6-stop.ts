@@ -1,6 +1,7 @@
 import { withAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { loopBreakIn, stopOnLoopBreak } from './v6-tools.js';
+import { gatedGeneration, stepLimitsOf } from './completion-gate.js';
 
 /**
  * ai@6 turns a tool's LoopBreakError into a `tool-error` part and goes on
@@ -27,15 +28,25 @@ const stopWrappers = new WeakSet<object>();
 /** A generation outside any run is a run of its own (see shared/auto-run.ts). */
 type CurrentGuard = () => ToolCallGuard | undefined;
 
+/** ToolLoopAgent's own default limit (it makes the condition itself, so loopguard cannot see it made). */
+const AGENT_DEFAULT_STEPS = 20;
+
+/** Throws the run's LoopBreakError when a step carried it. */
+async function unlessBroken<R extends { steps?: unknown[] }>(generation: Promise<R>): Promise<R> {
+  const result = await generation;
+  const broken = loopBreakIn(result?.steps as never);
+  if (broken) throw broken;
+  return result;
+}
+
 export function wrapGenerateText(original: (options: CallOptions) => Promise<{ steps?: unknown[] }>, stepCountIs: StepCountIs, guard: CurrentGuard) {
   const wrapper = function loopguardGenerateText(options: CallOptions) {
-    return withAutoRun(guard(), 'generateText', {}, async () => {
-      // generateText's own default is stepCountIs(1).
-      const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
-      const broken = loopBreakIn(result?.steps as never);
-      if (broken) throw broken;
-      return result;
-    });
+    return withAutoRun(guard(), 'generateText', {}, () =>
+      // generateText's own default is stepCountIs(1): a single step, not a turn limit.
+      gatedGeneration(guard(), options, stepLimitsOf(options?.stopWhen), (o) =>
+        unlessBroken(original({ ...o, stopWhen: withBreakStop(o?.stopWhen, () => stepCountIs(1)) })),
+      ),
+    );
   };
   stopWrappers.add(wrapper);
   return wrapper;
@@ -60,14 +71,19 @@ export function wrapPrepareCall(original: (this: unknown, options: unknown) => P
   };
 }
 
-export function wrapAgentGenerate(original: (this: { id?: unknown }, ...args: unknown[]) => Promise<{ steps?: unknown[] }>, guard: CurrentGuard) {
-  return function loopguardAgentGenerate(this: { id?: unknown }, ...args: unknown[]) {
+interface AgentLike {
+  id?: unknown;
+  settings?: { stopWhen?: unknown };
+}
+
+export function wrapAgentGenerate(original: (this: AgentLike, ...args: unknown[]) => Promise<{ steps?: unknown[] }>, guard: CurrentGuard) {
+  return function loopguardAgentGenerate(this: AgentLike, ...args: unknown[]) {
     const name = typeof this?.id === 'string' ? this.id : 'agent';
-    return withAutoRun(guard(), name, { agentName: name }, async () => {
-      const result = await original.apply(this, args);
-      const broken = loopBreakIn(result?.steps as never);
-      if (broken) throw broken;
-      return result;
-    });
+    const stopWhen = this?.settings?.stopWhen;
+    const limits = stopWhen === undefined ? [AGENT_DEFAULT_STEPS] : stepLimitsOf(stopWhen);
+    const [options, ...rest] = args as [CallOptions | undefined, ...unknown[]];
+    return withAutoRun(guard(), name, { agentName: name }, () =>
+      gatedGeneration(guard(), options ?? {}, limits, (o) => unlessBroken(original.call(this, o, ...rest))),
+    );
   };
 }

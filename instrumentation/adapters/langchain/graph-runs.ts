@@ -3,6 +3,8 @@ import { isWrapped } from '@opentelemetry/instrumentation';
 import type { OpenRun } from '../../guard.js';
 import { idOf, openAutoRun, withAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
+import { gateInvocation } from '../shared/completion-gate.js';
+import { graphInvocation } from './completion-gate.js';
 
 type InvokeFn = (this: GraphLike, input: unknown, options?: GraphOptions) => Promise<unknown>;
 interface GraphOptions {
@@ -71,7 +73,8 @@ export function patchGraphs<M extends { Pregel?: { prototype: GraphLike } }>(mod
       function loopguardInvoke(this: GraphLike, input: unknown, options?: GraphOptions) {
         guardToolNodes(this, host);
         const { name, options: run } = runOptions(this, options);
-        return withAutoRun(currentGuard(), name, run, () => original.call(this, input, options));
+        const invoke = (given: unknown) => original.call(this, given, options);
+        return withAutoRun(currentGuard(), name, run, () => gateInvocation(currentGuard(), graphInvocation(invoke, input)));
       },
     );
   }

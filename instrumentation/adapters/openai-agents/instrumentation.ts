@@ -12,6 +12,8 @@ import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { withModule } from '../shared/load.js';
 import { idOf, openAutoRun, withAutoRun } from '../shared/auto-run.js';
 import { context } from '@opentelemetry/api';
+import { gateInvocation } from '../shared/completion-gate.js';
+import { runnerInvocation } from './completion-gate.js';
 
 const AGENTS_VERSIONS = ['>=0.1.0 <2'];
 /** The module whose ESM copy is patched without loader hooks. */
@@ -28,6 +30,7 @@ type RunFn = (this: { config?: { groupId?: unknown } }, agent: { name?: unknown 
 interface RunOptionsLike {
   stream?: unknown;
   conversationId?: unknown;
+  previousResponseId?: unknown;
 }
 interface AgentModule {
   Agent?: { prototype: { getAllTools: GetAllToolsFn } };
@@ -114,7 +117,10 @@ function wrapRun(original: RunFn): RunFn {
     const name = idOf(agent?.name) ?? 'agent';
     const conversationId = idOf(options?.conversationId) ?? idOf(this?.config?.groupId);
     const runOptions = { agentName: name, ...(conversationId ? { conversationId } : {}) };
-    if (!options?.stream) return withAutoRun(guard, name, runOptions, () => original.call(this, agent, input, options).catch(unwrapBreak));
+    if (!options?.stream) {
+      const invoke = (given: unknown, more: RunOptionsLike | undefined) => original.call(this, agent, given, more).catch(unwrapBreak);
+      return withAutoRun(guard, name, runOptions, () => gateInvocation(guard, runnerInvocation(invoke, input, options)));
+    }
     const run = openAutoRun(guard, name, runOptions);
     if (!run) return original.call(this, agent, input, options);
     return context.with(run.context, () => original.call(this, agent, input, options)).then(

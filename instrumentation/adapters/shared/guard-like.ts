@@ -14,6 +14,10 @@ export interface ToolCallGuard {
   ): Promise<unknown>;
   /** Opens a run for an invocation the framework starts and ends (see shared/auto-run.ts). */
   startRun(name: string, options?: RunOptions): OpenRun;
+  /** The completion gate: the message asking the model to verify before finishing, once (see shared/completion-gate.ts). */
+  finishGate?(): Promise<string | undefined>;
+  /** The framework's own turn limit ended the active run. */
+  reachTurnLimit?(): void;
 }
 
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {

@@ -152,6 +152,52 @@ describe('model turns through the collector', () => {
   });
 });
 
+describe('the completion gate through the collector (it cannot ask: it records)', () => {
+  /** A remote agent's run: a refused health check (and a passing re-check when `rechecked`), then the root ends. */
+  async function remoteRun(conversation: string, rechecked: boolean, rootError?: string): Promise<OtlpSpan> {
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }))] });
+    const tracer = provider.getTracer('agent');
+    const root = tracer.startSpan('invoke_agent deployer', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': conversation } });
+    const ctx = trace.setSpan(ROOT_CONTEXT, root);
+    const check = (failed: boolean) => {
+      const span = tracer.startSpan(
+        'execute_tool bash',
+        { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bash', 'gen_ai.conversation.id': conversation, 'gen_ai.tool.call.arguments': JSON.stringify({ command: 'curl -sf http://localhost:8080/health' }) } },
+        ctx,
+      );
+      if (failed) span.setStatus({ code: 2, message: 'curl: (7) Failed to connect to localhost port 8080: Connection refused' });
+      else span.setAttribute('gen_ai.tool.call.result', '{"status":"ok"}');
+      span.end();
+    };
+    check(true);
+    if (rechecked) check(false);
+    if (rootError !== undefined) {
+      root.setStatus({ code: 2, message: 'limit' });
+      root.setAttribute('error.type', rootError);
+    }
+    root.end();
+    await provider.forceFlush();
+    const expected = rechecked ? 3 : 2;
+    await waitFor(() => forwardedFor(conversation).length === expected, 10_000, `all ${expected} spans forwarded`);
+    await provider.shutdown();
+    return forwardedFor(conversation).find((s) => s.name === 'invoke_agent deployer')!;
+  }
+
+  it('stamps completed_unverified, the count and the subjects on a run that ends with its health check still failing', async () => {
+    const root = await remoteRun('conv-unverified', false);
+    expect(attr(root, 'loopguard.run.exit_reason')).toBe('completed_unverified');
+    expect(attr(root, 'loopguard.run.unresolved_failures')).toBe(1);
+    expect(JSON.stringify(root.events)).toContain('service://localhost:8080');
+    const metrics = await (await fetch(`${collector.url}/metrics`)).text();
+    expect(metrics).toMatch(/^loopguard_runs_ended_total\{reason="completed_unverified"\} 1$/m);
+  });
+
+  it('a failure re-checked green ends completed; a framework turn-limit error ends max_turns', async () => {
+    expect(attr(await remoteRun('conv-verified', true), 'loopguard.run.exit_reason')).toBe('completed');
+    expect(attr(await remoteRun('conv-max-turns', true, 'MaxTurnsExceededError'), 'loopguard.run.exit_reason')).toBe('max_turns');
+  });
+});
+
 describe('runs keyed by a conversation id only the root span carries', () => {
   it('moves the run to the conversation id when the root arrives after its tool calls, and reports the break once', async () => {
     const breaks = async (): Promise<number> => {

@@ -7,7 +7,7 @@ describe('a replayed model turn', () => {
   const text = `Here is the configuration you asked for. The API key is ${secret}; keep it out of the repository and rotate it after the demo.`;
   const step = { kind: 'model', outputTokens: 42, inputTokens: 900, finishReason: 'stop', text, final: true, t: undefined } as const;
 
-  it('is the LLM span a client makes with content capture off: usage, finish reason and the sketch of the text, never the text', () => {
+  it('is the LLM span a client makes with content capture off: usage, finish reason and the sketch of the text, never the text; a final answer is marked so', () => {
     const attributes = modelTurnAttributes(step);
     expect(attributes).toEqual({
       'gen_ai.operation.name': 'chat',
@@ -15,8 +15,10 @@ describe('a replayed model turn', () => {
       'gen_ai.usage.input_tokens': 900,
       'gen_ai.response.finish_reasons': ['stop'],
       'loopguard.output.sketch': outputSketch(text),
+      'loopguard.response.final': true,
     });
     expect(JSON.stringify(attributes)).not.toContain(secret.slice(8));
+    expect(modelTurnAttributes({ ...step, final: false })['loopguard.response.final']).toBeUndefined();
   });
 
   it('reads back as the same model turn the processor judges', () => {
