@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from './scenarios/agent-process.js';
 import { rootSpan, waitForWholeTrace } from './scenarios/jaeger-runs.js';
+import { startPrometheusOnCollector, waitForFiring } from './scenarios/prometheus-on-collector.js';
 import { rulesFiringAtOnce, type RulesCopy } from './scenarios/prometheus-rules.js';
 import { pythonAgent, splitPythonRun, type PythonAgentLine, type PythonRunLine } from './scenarios/python-agent.js';
 import { ensurePythonEnv, type PythonEnv } from './scenarios/python-env.js';
@@ -24,12 +25,9 @@ import { trackServices } from './scenarios/running-services.js';
 import {
   collectorConfigPath,
   jaegerTag,
-  prometheusAlerts,
   prometheusQuery,
-  prometheusTargets,
   startJaeger,
   startLoopguardCollector,
-  startPrometheus,
   waitFor,
   type JaegerInstance,
   type LoopguardCollectorInstance,
@@ -62,13 +60,8 @@ beforeAll(async () => {
         }),
       );
       prometheus = services.add(
-        await startPrometheus(collectorConfigPath('prometheus', 'prometheus.yml'), rules.path, {
-          targets: { 'loopguard-collector': [loopguard.target] },
-        }),
+        await startPrometheusOnCollector(loopguard, rules.path),
       );
-      await waitFor(async () => (await prometheusTargets(prometheus.url)).some((target) => target.health === 'up'), {
-        description: 'Prometheus scraping the loopguard collector',
-      });
     });
   } catch (error) {
     rules?.remove();
@@ -131,13 +124,7 @@ describe('why runs of a Python agent ended: loopguard collector -> Jaeger and Pr
     expect(await exitReasonInJaeger(second)).toBe('budget');
     await waitForEnded({ budget: 2, completed: 1, loop_break: 1 });
 
-    const firing = await waitFor(
-      async () => {
-        const alerts = await prometheusAlerts(prometheus.url);
-        return alerts.some((alert) => alert.labels.alertname === 'LoopguardBudgetStopsFrequent' && alert.state === 'firing') ? alerts : undefined;
-      },
-      { description: 'LoopguardBudgetStopsFrequent firing in /api/v1/alerts', timeoutMs: 30_000 },
-    );
+    const firing = await waitForFiring(prometheus, 'LoopguardBudgetStopsFrequent');
     const budget = firing.filter((alert) => alert.labels.alertname === 'LoopguardBudgetStopsFrequent');
     expect(budget).toHaveLength(1);
     expect(budget[0]).toMatchObject({ labels: { job: 'loopguard-collector', severity: 'warning' } });
