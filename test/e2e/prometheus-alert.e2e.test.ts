@@ -50,9 +50,7 @@ beforeAll(async () => {
       rules = rulesFiringAtOnce(collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'), ['LoopguardRunStopped']);
       // Analyse only: this scenario is about metrics, not traces.
       loopguard = services.add(await startLoopguardCollector());
-      prometheus = services.add(
-        await startPrometheusOnCollector(loopguard, rules.path),
-      );
+      prometheus = services.add(await startPrometheusOnCollector(loopguard, rules.path));
     });
   } catch (error) {
     rules?.remove();

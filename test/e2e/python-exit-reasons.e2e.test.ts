@@ -59,9 +59,7 @@ beforeAll(async () => {
           },
         }),
       );
-      prometheus = services.add(
-        await startPrometheusOnCollector(loopguard, rules.path),
-      );
+      prometheus = services.add(await startPrometheusOnCollector(loopguard, rules.path));
     });
   } catch (error) {
     rules?.remove();
