@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadCollectorConfig } from '../../src/collector/config.js';
 import { DETECTOR_NAMES } from '../../src/config.js';
+import { EXPECTED_REASONS } from '../../src/eval/corpus.js';
 import * as semconv from '../../src/semconv.js';
 import { LEVELS } from '../../src/types.js';
 import {
@@ -23,6 +24,7 @@ import {
   runPromtool,
   startPrometheus,
   type PrometheusInstance,
+  type PromtoolResult,
 } from './support/index.js';
 
 const CONFIG_DIR = dirname(collectorConfigPath('README.md'));
@@ -40,8 +42,8 @@ const KNOWN_METRICS = new Set([
   promName(semconv.METRIC_LOOPGUARD_DETECTIONS, 'counter'),
   promName(semconv.METRIC_LOOPGUARD_RUNS_STOPPED, 'counter'),
   promName(semconv.METRIC_LOOPGUARD_TOOL_CALLS, 'counter'),
-  promName(semconv.METRIC_LOOPGUARD_RUNS_ACTIVE, 'gauge'),
   promName(semconv.METRIC_LOOPGUARD_RUNS_ENDED, 'counter'),
+  promName(semconv.METRIC_LOOPGUARD_RUNS_ACTIVE, 'gauge'),
   'loopguard_collector_queue_size',
   'loopguard_collector_spans_received_total',
   'loopguard_collector_spans_forwarded_total',
@@ -56,6 +58,11 @@ const KNOWN_METRICS = new Set([
 function metricNamesIn(expr: string): string[] {
   const withoutLabels = expr.replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '');
   return [...new Set(withoutLabels.match(/\bloopguard_[a-z_]+\b/g) ?? [])];
+}
+
+/** The `reason` values a query matches on `loopguard_runs_ended_total` (exact matchers only). */
+function exitReasonsIn(expr: string): string[] {
+  return [...expr.matchAll(/loopguard_runs_ended_total\{[^}]*\breason="([^"]+)"/g)].map((match) => match[1]!);
 }
 
 /** Grafana's macros and variables replaced by what Grafana would send. */
@@ -85,20 +92,35 @@ describe('Prometheus config and alert rules (promtool)', () => {
     }
   });
 
-  it('the rule unit tests fail when a threshold changes', () => {
+  /** promtool's verdict on the unit tests against a copy of the rules changed by `edit`. */
+  function testEditedRules(edit: (rules: string) => string): PromtoolResult {
     const copy = mkdtempSync(join(tmpdir(), 'loopguard-promtool-'));
     try {
       cpSync(promDir, copy, { recursive: true });
       const rulesFile = join(copy, 'rules', 'loopguard.rules.yml');
       const rules = readFileSync(rulesFile, 'utf8');
-      expect(rules).toContain('> 0.10');
-      writeFileSync(rulesFile, rules.replace('> 0.10', '> 0.30'));
-      const result = runPromtool(['test', 'rules', 'tests/loopguard.rules.test.yml'], copy);
-      expect(result.code).not.toBe(0);
-      expect(result.output).toContain('alertname: LoopguardWarningRateHigh');
+      const edited = edit(rules);
+      expect(edited).not.toBe(rules);
+      writeFileSync(rulesFile, edited);
+      return runPromtool(['test', 'rules', 'tests/loopguard.rules.test.yml'], copy);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  }
+
+  it('the rule unit tests fail when a threshold changes', () => {
+    const result = testEditedRules((rules) => rules.replace('> 0.10', '> 0.30'));
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('alertname: LoopguardWarningRateHigh');
+  });
+
+  it('the rule unit tests fail when the budget share or the unverified reason changes', () => {
+    const budget = testEditedRules((rules) => rules.replace(/(LoopguardBudgetStopsFrequent[\s\S]*?)> 0\.10/, '$1> 0.25'));
+    expect(budget.code).not.toBe(0);
+    expect(budget.output).toContain('alertname: LoopguardBudgetStopsFrequent');
+    const unverified = testEditedRules((rules) => rules.replaceAll('reason="completed_unverified"', 'reason="completed"'));
+    expect(unverified.code).not.toBe(0);
+    expect(unverified.output).toContain('alertname: LoopguardUnverifiedCompletion');
   });
 
   it('alert rules only query known loopguard metrics', () => {
@@ -108,6 +130,7 @@ describe('Prometheus config and alert rules (promtool)', () => {
     const exprs = rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
     for (const expr of exprs) {
       expect(metricNamesIn(expr).filter((name) => !KNOWN_METRICS.has(name)), expr).toEqual([]);
+      for (const reason of exitReasonsIn(expr)) expect(EXPECTED_REASONS as readonly string[], expr).toContain(reason);
     }
   });
 });
@@ -163,7 +186,13 @@ describe('Grafana provisioning', () => {
   }
   const dashboard = JSON.parse(readFileSync(collectorConfigPath('grafana', 'dashboards', 'loopguard.json'), 'utf8')) as {
     uid: string;
-    panels: { title: string; type: string; datasource?: { uid: string }; targets?: Target[] }[];
+    panels: {
+      title: string;
+      type: string;
+      datasource?: { uid: string };
+      targets?: Target[];
+      fieldConfig?: { overrides?: { matcher: { id: string; options: string } }[] };
+    }[];
   };
   const targets = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, target })));
 
@@ -192,10 +221,15 @@ describe('Grafana provisioning', () => {
     expect(exprs).toMatch(/sum by \(gen_ai_tool_name\) \(rate\(loopguard_detections_total/);
     expect(exprs).toMatch(/loopguard_runs_stopped_total/);
     expect(exprs).toMatch(/topk\(10, sum by \(gen_ai_tool_name\)/);
-    // Why runs ended: every exit reason, and the unverified completions and budget stops the alerts watch.
     expect(exprs).toMatch(/sum by \(reason\) \(increase\(loopguard_runs_ended_total/);
-    expect(exprs).toMatch(/loopguard_runs_ended_total\{job=~"\$job",reason="completed_unverified"\}/);
-    expect(exprs).toMatch(/loopguard_runs_ended_total\{job=~"\$job",reason="budget"\}/);
+    expect(targets.flatMap(({ target }) => exitReasonsIn(target.expr ?? ''))).toEqual(expect.arrayContaining(['completed_unverified', 'budget']));
+    for (const { panel, target } of targets) {
+      for (const reason of exitReasonsIn(target.expr ?? '')) expect(EXPECTED_REASONS as readonly string[], panel).toContain(reason);
+    }
+    // The runs-by-reason panel picks out the two reasons to look at.
+    const byReason = dashboard.panels.find((panel) => panel.targets?.some((target) => /sum by \(reason\) \(increase\(loopguard_runs_ended_total/.test(target.expr ?? '')));
+    const highlighted = (byReason?.fieldConfig?.overrides ?? []).map((override) => override.matcher.options);
+    expect(highlighted).toEqual(expect.arrayContaining(['completed_unverified', 'budget']));
     // Trace links: Jaeger searches whose trace ids open the runs.
     const jaegerSearches = targets.filter(({ target }) => target.datasource.type === 'jaeger').map(({ target }) => target.tags);
     expect(jaegerSearches).toEqual(['loopguard.run.stopped=true', 'loopguard.level=break']);

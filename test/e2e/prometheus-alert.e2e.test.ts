@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nodeAgent, runAgent, startAgent, type RunningAgent } from './scenarios/agent-process.js';
+import { startPrometheusOnCollector, waitForFiring } from './scenarios/prometheus-on-collector.js';
 import { rulesFiringAtOnce, type RulesCopy } from './scenarios/prometheus-rules.js';
 import { trackServices } from './scenarios/running-services.js';
 import {
@@ -20,9 +21,7 @@ import {
   getJson,
   prometheusAlerts,
   prometheusQuery,
-  prometheusTargets,
   startLoopguardCollector,
-  startPrometheus,
   waitFor,
   type LoopguardCollectorInstance,
   type PrometheusInstance,
@@ -51,14 +50,7 @@ beforeAll(async () => {
       rules = rulesFiringAtOnce(collectorConfigPath('prometheus', 'rules', 'loopguard.rules.yml'), ['LoopguardRunStopped']);
       // Analyse only: this scenario is about metrics, not traces.
       loopguard = services.add(await startLoopguardCollector());
-      prometheus = services.add(
-        await startPrometheus(collectorConfigPath('prometheus', 'prometheus.yml'), rules.path, {
-          targets: { 'loopguard-collector': [loopguard.target] },
-        }),
-      );
-      await waitFor(async () => (await prometheusTargets(prometheus.url)).some((target) => target.health === 'up'), {
-        description: 'Prometheus scraping the loopguard collector',
-      });
+      prometheus = services.add(await startPrometheusOnCollector(loopguard, rules.path));
     });
   } catch (error) {
     rules?.remove();
@@ -136,13 +128,7 @@ describe('Prometheus scraping the loopguard collector, with the committed alert 
     expect(run.toolCalls).toBeLessThan(30);
     const reason = run.verdict!.stopReason!;
 
-    const firing = await waitFor(
-      async () => {
-        const alerts = await prometheusAlerts(prometheus.url);
-        return alerts.some((alert) => alert.labels.alertname === 'LoopguardRunStopped' && alert.state === 'firing') ? alerts : undefined;
-      },
-      { description: 'LoopguardRunStopped firing in /api/v1/alerts', timeoutMs: 30_000 },
-    );
+    const firing = await waitForFiring(prometheus, 'LoopguardRunStopped');
     // Still running: the alert came while the agent was up.
     expect(agent.alive).toBe(true);
     const stopped = firing.filter((alert) => alert.labels.alertname === 'LoopguardRunStopped');

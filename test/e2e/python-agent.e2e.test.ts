@@ -6,10 +6,10 @@
  * `GET /v1/runs/{key}` after each call and stops when told `stopped: true`.
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AGENTS_DIR, runAgent, type AgentCommand } from './scenarios/agent-process.js';
+import { runAgent } from './scenarios/agent-process.js';
 import { expectNormalRunInJaeger, expectStoppedRunInJaeger } from './scenarios/jaeger-runs.js';
+import { pythonAgent as pythonAgentFor, splitPythonRun as split, type PythonAgentLine } from './scenarios/python-agent.js';
 import { ensurePythonEnv, type PythonEnv } from './scenarios/python-env.js';
 import { trackServices } from './scenarios/running-services.js';
 import {
@@ -20,34 +20,6 @@ import {
   type JaegerInstance,
   type LoopguardCollectorInstance,
 } from './support/index.js';
-
-interface Verdict {
-  runKey: string;
-  toolCalls: number;
-  level: string | null;
-  detections: number;
-  stopped: boolean;
-  stopReason: string | null;
-  last?: { detector: string; level: string; step: number; tool: string };
-}
-
-interface StepLine {
-  type: 'step';
-  step: number;
-  tool: string;
-  verdict: Verdict | null;
-}
-
-interface RunLine {
-  type: 'run';
-  trace_id: string;
-  run_key: string;
-  tool_calls: number;
-  stopped: boolean;
-  verdict: Verdict | null;
-  exported_spans: number;
-  failed_spans: number;
-}
 
 const services = trackServices();
 let python: PythonEnv;
@@ -66,27 +38,14 @@ beforeAll(async () => {
   });
 }, 420_000);
 
-function pythonAgent(service: string, mode: 'looping' | 'normal', extra: readonly string[] = []): AgentCommand {
-  return {
-    name: `python-agent (${mode})`,
-    command: python.python,
-    args: [join(AGENTS_DIR, 'python', 'genai_agent.py'), '--endpoint', loopguard.url, '--service', service, '--mode', mode, ...extra],
-    timeoutMs: 90_000,
-  };
-}
-
-function split(lines: readonly (StepLine | RunLine)[]): { steps: StepLine[]; run: RunLine } {
-  const steps = lines.filter((line): line is StepLine => line.type === 'step');
-  const runs = lines.filter((line): line is RunLine => line.type === 'run');
-  expect(runs).toHaveLength(1);
-  return { steps, run: runs[0]! };
-}
+const pythonAgent = (service: string, mode: 'looping' | 'normal', extra: readonly string[] = []) =>
+  pythonAgentFor(python, loopguard.url, service, mode, extra);
 
 describe('Python agent (OpenTelemetry Python SDK) -> loopguard collector -> Jaeger', () => {
   it('a looping agent keyed by its trace id is stopped by its own verdict read', async () => {
     const service = `e2e-python-${randomUUID().slice(0, 8)}`;
     const maxSteps = 30;
-    const { steps, run } = split((await runAgent<StepLine | RunLine>(pythonAgent(service, 'looping', ['--max-steps', String(maxSteps)]))).lines);
+    const { steps, run } = split((await runAgent<PythonAgentLine>(pythonAgent(service, 'looping', ['--max-steps', String(maxSteps)]))).lines);
 
     expect(run.run_key).toBe(run.trace_id);
     expect(run.trace_id).toMatch(/^[0-9a-f]{32}$/);
@@ -117,7 +76,7 @@ describe('Python agent (OpenTelemetry Python SDK) -> loopguard collector -> Jaeg
   it('a looping agent with gen_ai.conversation.id reads its verdict under that id', async () => {
     const service = `e2e-python-conv-${randomUUID().slice(0, 8)}`;
     const conversationId = `conv/${randomUUID()}`;
-    const { run } = split((await runAgent<StepLine | RunLine>(pythonAgent(service, 'looping', ['--conversation-id', conversationId]))).lines);
+    const { run } = split((await runAgent<PythonAgentLine>(pythonAgent(service, 'looping', ['--conversation-id', conversationId]))).lines);
 
     expect(run.run_key).toBe(conversationId);
     expect(run.stopped).toBe(true);
@@ -139,7 +98,7 @@ describe('Python agent (OpenTelemetry Python SDK) -> loopguard collector -> Jaeg
   it('a normal agent runs to its end and is never told to stop', async () => {
     const service = `e2e-python-normal-${randomUUID().slice(0, 8)}`;
     const maxSteps = 12;
-    const { steps, run } = split((await runAgent<StepLine | RunLine>(pythonAgent(service, 'normal', ['--max-steps', String(maxSteps)]))).lines);
+    const { steps, run } = split((await runAgent<PythonAgentLine>(pythonAgent(service, 'normal', ['--max-steps', String(maxSteps)]))).lines);
 
     expect(run.tool_calls).toBe(maxSteps);
     expect(run.stopped).toBe(false);

@@ -34,3 +34,4 @@ export {
   type LoopguardCollectorInstance,
   type StartLoopguardCollectorOptions,
 } from './loopguard-collector.js';
+export { memoryAfterGc, type MemoryAfterGc } from './inspector.js';

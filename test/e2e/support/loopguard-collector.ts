@@ -17,6 +17,8 @@ export interface StartLoopguardCollectorOptions {
   env?: Readonly<Record<string, string>>;
   name?: string;
   readyTimeoutMs?: number;
+  /** Node options before the script, e.g. `--inspect=127.0.0.1:PORT` to read its heap (support/inspector.ts). */
+  nodeArgs?: readonly string[];
 }
 
 export interface LoopguardCollectorInstance {
@@ -37,7 +39,7 @@ export async function startLoopguardCollector(options: StartLoopguardCollectorOp
   const service = await startService({
     name: options.name ?? 'loopguard-collector',
     command: process.execPath,
-    args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'bin.ts'), 'collector', ...(options.configPath ? ['--config', options.configPath] : [])],
+    args: [...(options.nodeArgs ?? []), '--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'bin.ts'), 'collector', ...(options.configPath ? ['--config', options.configPath] : [])],
     cwd: REPO_ROOT,
     env,
     isReady: () => httpOk(`${url}/healthz`),

@@ -46,7 +46,7 @@ export async function startOtelcol(
   options: { name?: string; readyTimeoutMs?: number } = {},
 ): Promise<OtelcolInstance> {
   const missing = OTELCOL_PORT_VARIABLES.filter((variable) => env[variable] === undefined);
-  const picked = await freePorts(missing.length);
+  const picked = missing.length > 0 ? await freePorts(missing.length) : [];
   const ports = {} as Record<OtelcolPortVariable, number>;
   for (const variable of OTELCOL_PORT_VARIABLES) {
     const given = env[variable];
