@@ -199,35 +199,38 @@ describe('loopguard eval --json on the fp-hunt and domains corpora (legitimate r
   }
 });
 
-describe('loopguard eval --json on the model-turns corpus (test/corpus/MODEL-TURNS.md)', () => {
-  const file = resolve(repoRoot, 'test/corpus/model-turns.jsonl');
-  const corpus = readCorpus(file);
-  let out: EvalOut;
+// The model-side corpora, each written from its rules before it was first run (test/corpus/MODEL-TURNS.md, MODEL-OUTPUT.md).
+for (const [name, minCases] of [['model-turns.jsonl', 20], ['model-output.jsonl', 10]] as const) {
+  describe(`loopguard eval --json on the ${name} corpus`, () => {
+    const file = resolve(repoRoot, 'test/corpus', name);
+    const corpus = readCorpus(file);
+    let out: EvalOut;
 
-  beforeAll(async () => {
-    const r = await evalJson(file);
-    expect(r.code).toBe(0);
-    out = r.result;
+    beforeAll(async () => {
+      const r = await evalJson(file);
+      expect(r.code).toBe(0);
+      out = r.result;
+    });
+
+    it(`has at least ${minCases} cases of both labels, each naming the exit reason it expects`, () => {
+      expect(corpus.length).toBeGreaterThanOrEqual(minCases);
+      expect(new Set(corpus.map((t) => t.label))).toEqual(new Set(['loop', 'normal']));
+      expect(corpus.every((t) => t.expect?.reason !== undefined)).toBe(true);
+    });
+
+    it('has the eval JSON shape, with the exit-reason fields', () => checkShape(out, corpus));
+
+    it('meets the acceptance bar, and every run ends for the reason expected', () => {
+      expectAcceptance(out);
+      expect(out.cases.filter((c) => c.wrongReason).map((c) => `${c.id}: ended ${c.exitReason}`)).toEqual([]);
+      expect(out.summary.wrongReasons).toBe(0);
+    });
   });
-
-  it('has at least 20 cases of both labels, each naming the exit reason it expects', () => {
-    expect(corpus.length).toBeGreaterThanOrEqual(20);
-    expect(new Set(corpus.map((t) => t.label))).toEqual(new Set(['loop', 'normal']));
-    expect(corpus.every((t) => t.expect?.reason !== undefined)).toBe(true);
-  });
-
-  it('has the eval JSON shape, with the exit-reason fields', () => checkShape(out, corpus));
-
-  it('meets the acceptance bar, and every run ends for the reason expected', () => {
-    expectAcceptance(out);
-    expect(out.cases.filter((c) => c.wrongReason).map((c) => `${c.id}: ended ${c.exitReason}`)).toEqual([]);
-    expect(out.summary.wrongReasons).toBe(0);
-  });
-});
+}
 
 describe('loopguard eval --json on the corpora written to break it and the real runs (known misses are listed in their READMEs)', () => {
   // Every other corpus of ours, the real runs mined from public agent runs included (test/corpus/REAL.md).
-  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl']);
+  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl', 'model-output.jsonl']);
   const others = readdirSync(resolve(repoRoot, 'test/corpus')).filter((f) => f.endsWith('.jsonl') && !pinned.has(f));
   it('finds the corpora', () => expect(others.length).toBeGreaterThanOrEqual(20));
   for (const name of others) {
