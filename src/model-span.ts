@@ -44,11 +44,11 @@ export function readModelTurn(attributes: Attributes): (ModelTurn & { computed?:
   const ownSketch = attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH];
   const ownRepeats = attributes[sc.ATTR_LOOPGUARD_OUTPUT_REPETITION];
   if (typeof ownSketch === 'string' || typeof ownRepeats === 'number') {
-    return { ...turn, sketch: typeof ownSketch === 'string' ? ownSketch : undefined, chant: typeof ownRepeats === 'number' ? ownRepeats : 0 };
+    return { ...turn, sketch: typeof ownSketch === 'string' ? ownSketch : undefined, chant: typeof ownRepeats === 'number' ? ownRepeats : undefined };
   }
   if (view.text === undefined) return turn;
   const computed = outputTextAttributes(view.text);
   const sketch = computed[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH];
   const repeats = computed[sc.ATTR_LOOPGUARD_OUTPUT_REPETITION];
-  return { ...turn, sketch: typeof sketch === 'string' ? sketch : undefined, chant: typeof repeats === 'number' ? repeats : 0, computed };
+  return { ...turn, sketch: typeof sketch === 'string' ? sketch : undefined, chant: typeof repeats === 'number' ? repeats : undefined, computed };
 }
