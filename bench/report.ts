@@ -11,7 +11,7 @@ function table(rows: string[][]): string {
 }
 
 export function formatReport(report: BenchReport): string {
-  const { overhead, detector, memory, fingerprint, environment } = report.details;
+  const { overhead, detector, memory, fingerprint, modelOutput, environment } = report.details;
   const figures: Record<string, { shown: string; baseline: string }> = {
     overheadRatio: {
       shown: `${n(report.overheadRatio, 2)}x`,
@@ -57,6 +57,8 @@ export function formatReport(report: BenchReport): string {
     `  ${n(fingerprint.fingerprintNsPerOp)} ns/op (args ${n(fingerprint.fingerprintArgsNs)} ns, result ${n(fingerprint.resultHashNs)} ns) vs JSON.stringify of both ${n(fingerprint.jsonStringifyNsPerOp)} ns ` +
       `(${n(fingerprint.ratioToStringify, 1)}x); JSON.stringify + SHA-256 of both ${n(fingerprint.stringifySha256NsPerOp)} ns`,
     `  steps (ns, one payload): ${Object.entries(fingerprint.steps).map(([k, v]) => `${k} ${n(v)}`).join(', ')}`,
+    'model output (per response seen in process: outputTextAttributes, the sketch and the chanting check)',
+    `  ${Object.entries(modelOutput.responses).map(([k, r]) => `${k}: ${n(r.us, 1)} µs (SHA-256 of it ${n(r.sha256Us, 1)} µs)`).join('; ')}`,
     'detector (LoopEngine.record, default options, precomputed hashes)',
     `  ${n(detector.nsPerEvent, 1)} ns/event including entry building; engine alone ${n(detector.engineOnlyNsPerEvent, 1)} ns (${n(detector.engineOnlyEventsPerSec)}/s); CPU time ${n(detector.cpuNsPerEvent, 1)} ns/event; spread ${n(detector.spread * 100)}%`,
     `  ${n(detector.events)} events over ${detector.concurrentRuns} concurrent runs; runs: ${Object.entries(w.runs).map(([k, v]) => `${k} ${v}`).join(', ')}`,

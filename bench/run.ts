@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { DEFAULT_DETECTOR_OPTIONS, measureDetector, type DetectorResult } from './detector.js';
 import { DEFAULT_FINGERPRINT_OPTIONS, measureFingerprint, type FingerprintResult } from './fingerprint.js';
 import { DEFAULT_MEMORY_OPTIONS, measureMemory, type MemoryResult } from './memory.js';
+import { DEFAULT_MODEL_OUTPUT_OPTIONS, measureModelOutput, type ModelOutputResult } from './model-output.js';
 import { DEFAULT_OVERHEAD_OPTIONS, measureOverhead, type OverheadResult } from './overhead.js';
 import { formatReport } from './report.js';
 import { round } from './stats.js';
@@ -23,6 +24,7 @@ export interface BenchReport {
     detector: DetectorResult;
     memory: MemoryResult;
     fingerprint: FingerprintResult;
+    modelOutput: ModelOutputResult;
     /** loadAverage: the 1-minute load average when the bench started and ended; above the CPU count, other processes competed for the cores. */
     environment: { node: string; platform: string; cpus: number; cpuModel: string; loadAverage: { start: number; end: number } };
     quick: boolean;
@@ -51,6 +53,8 @@ async function main(): Promise<void> {
 
   progress('fingerprint');
   const fingerprint = measureFingerprint(quick ? { rounds: 3, opsPerRound: 5_000 } : DEFAULT_FINGERPRINT_OPTIONS);
+  progress('model output');
+  const modelOutput = measureModelOutput(quick ? { rounds: 3, opsPerRound: 10 } : DEFAULT_MODEL_OUTPUT_OPTIONS);
   progress('overhead');
   const overhead = await measureOverhead(quick ? { rounds: 3, warmupRounds: 1, callsPerRound: 2_000, callsPerRun: 100 } : DEFAULT_OVERHEAD_OPTIONS);
   progress('detector');
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
       detector,
       memory,
       fingerprint,
+      modelOutput,
       environment: {
         node: process.version,
         platform: `${process.platform} ${process.arch}`,

@@ -136,6 +136,7 @@ export class LoopEngine {
       minContinuations: options.minContinuations,
       maxTruncations: options.maxTruncations,
       repeatedAnswerFloor: lowestActive(options.repeatedAnswerWarning, options.maxRepeatedAnswers),
+      chanting: options.maxChantingResponses > 0,
     };
     this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
   }
@@ -272,6 +273,11 @@ export class LoopEngine {
   /** The tool's own rule for the subjects of its checks (`tools.<name>.subject`). */
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined {
     return this.options.tools[tool]?.subject;
+  }
+
+  /** Whether the run's latest model response was cut off by the output limit (a tool call after it may be cut in half). */
+  afterTruncation(runKey: string): boolean {
+    return (this.runs.get(runKey)?.model?.truncations ?? 0) > 0;
   }
 
   /** Gives a run its own output-token budget (0: none), instead of the `maxOutputTokens` option. */

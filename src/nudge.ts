@@ -107,6 +107,7 @@ export function buildModelNudge(input: ModelNudgeInput): string {
       'diminishing-returns': `${e.score} continuations in a row added almost no new output.`,
       truncation: `${e.score} responses in a row were cut off by the output limit.`,
       'repeated-answer': `You have given nearly the same answer ${e.score} times.`,
+      chanting: `${e.score} of your responses repeated one passage over and over (the latest ${e.repeats ?? 0} times).`,
     }[e.detector];
     return `${tag} ${why} ${STOPPED}`;
   }
@@ -122,6 +123,8 @@ export function buildModelNudge(input: ModelNudgeInput): string {
     }
     case 'repeated-answer':
       return `${tag} You have given nearly the same answer ${e.score} times. Saying it again will not move the task on: act on it, try another approach, or finish.`;
+    case 'chanting':
+      return `${tag} Your last response repeated the same passage ${e.repeats ?? 0} times. Do not write it again: say what you have found or do, once, and go on with the task.`;
     case 'diminishing-returns':
       return `${tag} Your latest continuation added little new output. Finish the task, or say what blocks it: another one like it in a row will stop the run.`;
   }

@@ -62,6 +62,8 @@ export interface DetectionOptions {
   repeatedAnswerWarning?: number;
   /** Times one long text answer is given at which the run is stopped; 0 turns the stop off. default 5 */
   maxRepeatedAnswers?: number;
+  /** Chanting (a response repeating one passage over and over within itself): the first such response of a run is warned, this many stop the run; 0 turns chanting off. default 2 */
+  maxChantingResponses?: number;
   /** Steps before the same warning is repeated to the model. default 5 */
   warningCooldown?: number;
   /** Runs tracked at once; the least recently active is evicted beyond it. default 10000 */
@@ -90,6 +92,7 @@ export interface ResolvedDetectionOptions {
   maxTruncations: number;
   repeatedAnswerWarning: number;
   maxRepeatedAnswers: number;
+  maxChantingResponses: number;
   warningCooldown: number;
   maxRuns: number;
   runTtlMs: number;
@@ -129,6 +132,7 @@ export const DETECTION_DEFAULTS = Object.freeze({
   maxTruncations: 3,
   repeatedAnswerWarning: 3,
   maxRepeatedAnswers: 5,
+  maxChantingResponses: 2,
   warningCooldown: 5,
   maxRuns: 10_000,
   runTtlMs: 30 * 60_000,
@@ -150,6 +154,7 @@ export const DETECTION_RANGES = Object.freeze({
   maxTruncations: [0, 1000],
   repeatedAnswerWarning: [0, 1000],
   maxRepeatedAnswers: [0, 1000],
+  maxChantingResponses: [0, 1000],
   warningCooldown: [1, 10_000],
   maxRuns: [1, 10_000_000],
   runTtlMs: [1_000, 1e12],
@@ -200,6 +205,7 @@ export const DETECTION_KEYS = [
   'maxTruncations',
   'repeatedAnswerWarning',
   'maxRepeatedAnswers',
+  'maxChantingResponses',
   'warningCooldown',
   'maxRuns',
   'runTtlMs',
@@ -335,6 +341,7 @@ export function checkDetectionOptions(problems: OptionProblems, input: Detection
     maxTruncations: int('maxTruncations'),
     repeatedAnswerWarning: int('repeatedAnswerWarning'),
     maxRepeatedAnswers: int('maxRepeatedAnswers'),
+    maxChantingResponses: int('maxChantingResponses'),
     warningCooldown: int('warningCooldown'),
     maxRuns: int('maxRuns'),
     runTtlMs: int('runTtlMs'),

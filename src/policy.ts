@@ -114,6 +114,9 @@ export class Policy {
         return e.score >= o.maxTruncations ? 3 : e.score >= 2 ? 1 : 0;
       case 'repeated-answer':
         return o.maxRepeatedAnswers > 0 && e.score >= o.maxRepeatedAnswers ? 3 : 1;
+      // One chanting response is a loop already (Gemini CLI stops the turn on it): a warning; the run stops at the limit.
+      case 'chanting':
+        return e.score >= o.maxChantingResponses ? 3 : 1;
     }
   }
 

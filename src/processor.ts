@@ -11,6 +11,7 @@ import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js
 import { COMPLETION_GATE, LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
 import { verifyMessage, type FinishAttempt } from './completion-gate.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
+import { argumentsCutOff } from './cut-off-call.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
 import { exitReason, isTurnLimitError } from './exit-reason.js';
 import type { HistoryEntry } from './history.js';
@@ -94,7 +95,12 @@ const NAME_ONLY_ARGS = hashText('loopguard:unrecorded-args');
 interface TraceState {
   runKey: string | undefined;
   root: SpanShape | undefined;
+  /** Parents of the LLM spans read as model responses (most recent last, bounded): a parent that is an LLM span too wraps the same response. */
+  modelParents?: string[];
 }
+
+/** LLM-span parents remembered per trace: a wrapper ends right after the span it wraps, so only the latest few matter. */
+const MODEL_PARENTS_KEPT = 16;
 
 function parentOf(span: SpanShape): string | undefined {
   return span.parentSpanContext?.spanId ?? span.parentSpanId;
@@ -242,7 +248,11 @@ export class LoopGuardSpanProcessor implements GuardHost {
     // An adopted span its owner already ended was judged then, from what the owner recorded.
     const done = this.decisions.get(span);
     if (done) return done;
-    const decision = this.errors.run('recording a tool call failed', () => this.judge(span, runKey, this.entries.build(runKey, call, end, classify)), NO_DECISION);
+    const decision = this.errors.run(
+      'recording a tool call failed',
+      () => (this.cutOff(span, runKey, call.hasArgs, call.args, end) ? NO_DECISION : this.judge(span, runKey, this.entries.build(runKey, call, end, classify))),
+      NO_DECISION,
+    );
     this.decisions.set(span, decision);
     return decision;
   }
@@ -341,7 +351,21 @@ export class LoopGuardSpanProcessor implements GuardHost {
       this.warnOutsideRun(view.tool);
       return NO_DECISION;
     }
-    return this.judge(span, runKey, this.toEntry(span, view, runKey));
+    const end = this.endOf(span, view);
+    if (this.cutOff(span, runKey, view.hasArgs, view.args, end)) return NO_DECISION;
+    return this.judge(span, runKey, this.toEntry(span, view, runKey, end));
+  }
+
+  /**
+   * A call whose arguments were cut off right after a truncated response is
+   * that response's (src/cut-off-call.ts): marked, and not recorded as a
+   * tool call. Without a truncated response before it, it is a failed call
+   * like any other, so tool-only traces lose nothing.
+   */
+  private cutOff(span: SpanShape, runKey: string, hasArgs: boolean, args: unknown, end: CallEnd): boolean {
+    if (!this.engine.afterTruncation(runKey) || !argumentsCutOff(hasArgs, args, end)) return false;
+    span.setAttribute(sc.ATTR_LOOPGUARD_CALL_CUT_OFF, true);
+    return true;
   }
 
   /** Engine, span annotations and metrics for one recorded call. */
@@ -372,7 +396,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
   }
 
   /** What the span tells of its call, for the entry builder; hashes arguments the span's maker did not. */
-  private toEntry(span: SpanShape, view: ToolSpanView, runKey: string): HistoryEntry {
+  private toEntry(span: SpanShape, view: ToolSpanView, runKey: string, end: CallEnd): HistoryEntry {
     const a = span.attributes;
     const fingerprint = this.fingerprintOptions(view.tool);
     const ownArgs = a[sc.ATTR_LOOPGUARD_ARGS_HASH];
@@ -416,7 +440,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       blocked: action === ACTION_BLOCK || action === ACTION_BREAK,
       fingerprint,
     };
-    return this.entries.build(runKey, call, this.endOf(span, view));
+    return this.entries.build(runKey, call, end);
   }
 
   /** How the span's call ended: a result hashed by the span's maker wins, then a failure, then the result itself. */
@@ -453,7 +477,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
   private judgeModelTurn(span: SpanShape): void {
     const turn = readModelTurn(span.attributes);
-    if (!turn) return;
+    if (!turn || this.wrapsCountedTurn(span)) return;
+    if (turn.computed) setAll(span, turn.computed);
     const runKey = this.runKeyOf(span);
     if (runKey === undefined) return;
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
@@ -477,6 +502,24 @@ export class LoopGuardSpanProcessor implements GuardHost {
     });
     this.detectionsCounter.add(1, { [sc.METRIC_ATTR_DETECTOR]: e.detector, [sc.METRIC_ATTR_LEVEL]: decision.level });
     if (!wasStopped && decision.level === 'break') this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: e.detector });
+  }
+
+  /**
+   * One response, two LLM spans: a framework's span around the provider
+   * client's (OpenInference's LangChain and OpenAI instrumentations both on).
+   * The inner one ends first and is counted; the wrapper is skipped.
+   */
+  private wrapsCountedTurn(span: SpanShape): boolean {
+    const state = this.traces.get(span.spanContext().traceId);
+    if (!state) return false;
+    const parents = (state.modelParents ??= []);
+    if (parents.includes(span.spanContext().spanId)) return true;
+    const parent = parentOf(span);
+    if (parent !== undefined) {
+      parents.push(parent);
+      if (parents.length > MODEL_PARENTS_KEPT) parents.shift();
+    }
+    return false;
   }
 
   private annotate(span: SpanShape, entry: HistoryEntry, decision: Decision): void {

@@ -19,16 +19,12 @@ export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
-/** The response messages as JSON, recorded only when an instrumentation captures content. */
-export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
 export const ATTR_ERROR_TYPE = 'error.type';
 
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
 export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
-/** Operations whose spans are one model response (read as model turns). */
+/** The operation of a span that is one model response (the eval replay writes its model turns as these; ./dialects/model reads every dialect). */
 export const GEN_AI_OPERATION_CHAT = 'chat';
-export const GEN_AI_OPERATION_TEXT_COMPLETION = 'text_completion';
-export const GEN_AI_OPERATION_GENERATE_CONTENT = 'generate_content';
 
 // --- loopguard tool-span attributes ---
 export const ATTR_LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';
@@ -44,6 +40,8 @@ export const ATTR_LOOPGUARD_FAILURE = 'loopguard.failure';
 /** Set by a tool (or its framework) that knows whether its failure is worth retrying; wins over loopguard's reading of the error. */
 export const ATTR_LOOPGUARD_ERROR_RETRYABLE = 'loopguard.error.retryable';
 export const ATTR_LOOPGUARD_CALL_FINGERPRINT = 'loopguard.call.fingerprint';
+/** Set on a tool span whose arguments were cut off by a truncated model response: recorded as part of that response, not as a tool call. */
+export const ATTR_LOOPGUARD_CALL_CUT_OFF = 'loopguard.call.cut_off';
 export const ATTR_LOOPGUARD_OUTCOME = 'loopguard.outcome';
 export const ATTR_LOOPGUARD_STEP = 'loopguard.step';
 export const ATTR_LOOPGUARD_LEVEL = 'loopguard.level';
@@ -53,6 +51,8 @@ export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
 export const ATTR_LOOPGUARD_INPUT = 'loopguard.input';
 /** On an LLM span: the similarity sketch of the response text, computed where the text was seen (the text itself is not recorded). */
 export const ATTR_LOOPGUARD_OUTPUT_SKETCH = 'loopguard.output.sketch';
+/** On an LLM span whose response chants (repeats one passage over and over within itself): how many times the passage occurs. */
+export const ATTR_LOOPGUARD_OUTPUT_REPETITION = 'loopguard.output.repetition';
 /** Opt-in copies of the raw payloads (redacted and truncated). */
 export const ATTR_LOOPGUARD_ARGS = 'loopguard.args';
 export const ATTR_LOOPGUARD_RESULT = 'loopguard.result';

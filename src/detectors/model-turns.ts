@@ -6,7 +6,7 @@
 
 import { comparableByNearness, sketchSimilarity } from '../fingerprint/sketch.js';
 
-export type ModelDetectorName = 'budget' | 'diminishing-returns' | 'truncation' | 'repeated-answer';
+export type ModelDetectorName = 'budget' | 'diminishing-returns' | 'truncation' | 'repeated-answer' | 'chanting';
 
 /** One model response, as an LLM span reports it. */
 export interface ModelTurn {
@@ -15,6 +15,8 @@ export interface ModelTurn {
   finishReason: string | undefined;
   /** Similarity sketch of the response text (`loopguard.output.sketch`), when the text was seen. */
   sketch?: string | undefined;
+  /** How many times the passage the response chants occurs in it (`loopguard.output.repetition`); 0 or undefined: it does not chant. */
+  chant?: number | undefined;
 }
 
 /**
@@ -55,6 +57,9 @@ export class ModelHistory {
   lastWasText = false;
   /** How many of the kept text answers, the latest included, are the latest restated (0 when it is not a long text answer). */
   repeats = 0;
+  /** Responses of the run that chanted, and how many times the latest one repeated its passage (0: it did not chant). */
+  chantingResponses = 0;
+  chant = 0;
   private sinceText = 0;
   private readonly answers: string[] = [];
 
@@ -65,6 +70,9 @@ export class ModelHistory {
     this.truncations = truncated ? this.truncations + 1 : 0;
     this.lastWasText = false;
     this.repeats = 0;
+    // Chanting is judged on any response: a chant often runs on until the output limit cuts it off.
+    this.chant = turn.chant ?? 0;
+    if (this.chant > 0) this.chantingResponses++;
     if (truncated) return;
     if (turn.finishReason !== undefined && TOOL_CALLS.has(turn.finishReason)) {
       this.acted();
@@ -110,12 +118,16 @@ export interface ModelDetectorContext {
   readonly maxTruncations: number;
   /** The smallest count of one answer restated that the policy acts on (0: repeated answers are off). */
   readonly repeatedAnswerFloor: number;
+  /** Whether chanting responses are judged (`maxChantingResponses` is not 0). */
+  readonly chanting: boolean;
 }
 
 export interface ModelEvidence {
   detector: ModelDetectorName;
-  /** Budget share used, low continuations in a row, truncations in a row, or times one answer was given. */
+  /** Budget share used, low continuations in a row, truncations in a row, times one answer was given, or chanting responses of the run. */
   score: number;
+  /** Chanting only: how many times the latest response repeated its passage. */
+  repeats?: number;
   /** Output tokens of the run so far, and the budget they count against (0: none). */
   outputTokens: number;
   budget: number;
@@ -144,4 +156,10 @@ export const repeatedAnswer: ModelDetector = (h, ctx, out) => {
   out.push({ detector: 'repeated-answer', score: h.repeats, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
 };
 
-export const MODEL_DETECTORS: readonly ModelDetector[] = [outputBudget, truncation, diminishingReturns, repeatedAnswer];
+/** A response that chants: it repeated one passage over and over within itself (fingerprint/chanting.ts). */
+export const chanting: ModelDetector = (h, ctx, out) => {
+  if (!ctx.chanting || h.chant === 0) return;
+  out.push({ detector: 'chanting', score: h.chantingResponses, repeats: h.chant, outputTokens: h.outputTokens, budget: ctx.maxOutputTokens });
+};
+
+export const MODEL_DETECTORS: readonly ModelDetector[] = [outputBudget, truncation, diminishingReturns, repeatedAnswer, chanting];

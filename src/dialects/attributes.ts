@@ -1,5 +1,5 @@
 /**
- * Attribute names other instrumentations put on their tool spans. They are
+ * Attribute names other instrumentations put on their tool and LLM spans. They are
  * read, never written: loopguard's own names live in ../semconv.ts. Each group
  * names the library whose emitted spans it was checked against.
  */
@@ -52,6 +52,41 @@ export const JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 /** Draft-convention names (semantic-conventions PR 2083), still emitted by Sentry's MCP server integration. */
 export const MCP_TOOL_NAME_DRAFT = 'mcp.tool.name';
 export const MCP_REQUEST_ID_DRAFT = 'mcp.request.id';
+
+// --- LLM spans: one model response each (readers in ./model/) ---
+export const GENAI_OPERATION_CHAT = 'chat';
+export const GENAI_OPERATION_TEXT_COMPLETION = 'text_completion';
+export const GENAI_OPERATION_GENERATE_CONTENT = 'generate_content';
+export const GENAI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+/** The pre-1.27 GenAI name, still set by OpenLLMetry's instrumentations. */
+export const GENAI_USAGE_COMPLETION_TOKENS = 'gen_ai.usage.completion_tokens';
+export const GENAI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+/** `[{ role, parts: [{ type: 'text', content }] }]` as JSON text, when content capture is on. */
+export const GENAI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
+/** The AI SDK's span for one call of the provider (one model response); the outer `ai.generateText` span sums all steps and is not read. */
+export const AI_SDK_OPERATION_ID = 'ai.operationId';
+export const AI_SDK_MODEL_CALL_OPERATIONS: readonly string[] = [
+  'ai.generateText.doGenerate',
+  'ai.streamText.doStream',
+  'ai.generateObject.doGenerate',
+  'ai.streamObject.doStream',
+];
+/** ai@5 and later; ai@4 named it `completionTokens`. */
+export const AI_SDK_USAGE_OUTPUT_TOKENS = 'ai.usage.outputTokens';
+export const AI_SDK_USAGE_COMPLETION_TOKENS = 'ai.usage.completionTokens';
+export const AI_SDK_RESPONSE_FINISH_REASON = 'ai.response.finishReason';
+/** Dropped with `recordOutputs: false`. */
+export const AI_SDK_RESPONSE_TEXT = 'ai.response.text';
+export const OPENINFERENCE_SPAN_KIND_LLM = 'LLM';
+export const OPENINFERENCE_TOKEN_COUNT_COMPLETION = 'llm.token_count.completion';
+export const OPENINFERENCE_FINISH_REASON = 'llm.finish_reason';
+/** Flattened: `llm.output_messages.0.message.role`, `.message.content`, or `.message.contents.0.message_content.text`. */
+export const OPENINFERENCE_OUTPUT_MESSAGES_PREFIX = 'llm.output_messages.';
+/** OpenLLMetry's own LLM spans (before it moved to the GenAI names): `chat` or `completion`. */
+export const TRACELOOP_LLM_REQUEST_TYPE = 'llm.request.type';
+export const TRACELOOP_LLM_REQUEST_TYPES: readonly string[] = ['chat', 'completion'];
+/** Flattened: `gen_ai.completion.0.role`, `.content`, `.finish_reason`. */
+export const TRACELOOP_COMPLETIONS_PREFIX = 'gen_ai.completion.';
 
 // --- loopguard's own tool spans (names mirror ../semconv.ts) ---
 export const LOOPGUARD_ARGS_HASH = 'loopguard.args.hash';

@@ -6,7 +6,7 @@ import { setToolOutcome } from '../../instrumentation/outcome.js';
 import { LoopBreakError } from '../breaker.js';
 import { LoopGuardSpanProcessor } from '../processor.js';
 import { MODEL_TOOL } from '../engine.js';
-import { outputSketch, readModelTurn } from '../model-span.js';
+import { outputTextAttributes, readModelTurn } from '../model-span.js';
 import type { DetectionOptions } from '../options.js';
 import * as sc from '../semconv.js';
 import { LEVEL_RANK } from '../policy.js';
@@ -55,8 +55,9 @@ function rank(span: ReadableSpan): number {
 /**
  * The attributes of the LLM span an instrumented client makes for a model
  * turn (GenAI semantic conventions), with content capture off: the text is
- * seen in process, as an adapter sees it, and only its sketch is recorded.
- * A `final` answer is marked `loopguard.response.final`.
+ * seen in process, as an adapter sees it, and only what loopguard computes
+ * from it (its sketch, its repetition when it chants) is recorded. A
+ * `final` answer is marked `loopguard.response.final`.
  */
 export function modelTurnAttributes(step: ModelStep): Attributes {
   const attributes: Attributes = {
@@ -65,11 +66,10 @@ export function modelTurnAttributes(step: ModelStep): Attributes {
   };
   if (step.inputTokens !== undefined) attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = step.inputTokens;
   if (step.finishReason !== undefined) attributes[sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [step.finishReason];
-  const sketch = step.text === undefined ? undefined : outputSketch(step.text);
-  if (sketch !== undefined) attributes[sc.ATTR_LOOPGUARD_OUTPUT_SKETCH] = sketch;
+  const withText = step.text === undefined ? attributes : { ...attributes, ...outputTextAttributes(step.text) };
   // The agent knows this answer is its last, as an adapter does: the completion gate judges it.
-  if (step.final) attributes[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] = true;
-  return attributes;
+  if (step.final) withText[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] = true;
+  return withText;
 }
 
 /** Replays a model turn as its LLM span; returns whether the processor stopped the run on it. */

@@ -230,11 +230,12 @@ function describeReasonCorpus(name: string, readme: string, minCases: number, re
 }
 
 describeReasonCorpus('model-turns.jsonl', 'MODEL-TURNS.md', 20, ['budget', 'truncation', 'completed']);
+describeReasonCorpus('model-output.jsonl', 'MODEL-OUTPUT.md', 10, ['loop_break', 'truncation', 'completed']);
 describeReasonCorpus('completion-gate.jsonl', 'COMPLETION-GATE.md', 8, ['completed_unverified', 'completed']);
 
 describe('loopguard eval --json on the corpora written to break it and the real runs (known misses are listed in their READMEs)', () => {
   // Every other corpus of ours, the real runs mined from public agent runs included (test/corpus/REAL.md).
-  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl', 'completion-gate.jsonl']);
+  const pinned = new Set(['trajectories.jsonl', 'fp-hunt.jsonl', 'domains.jsonl', 'model-turns.jsonl', 'model-output.jsonl', 'completion-gate.jsonl']);
   const others = readdirSync(resolve(repoRoot, 'test/corpus')).filter((f) => f.endsWith('.jsonl') && !pinned.has(f));
   it('finds the corpora', () => expect(others.length).toBeGreaterThanOrEqual(20));
   for (const name of others) {

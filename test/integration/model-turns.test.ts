@@ -1,4 +1,4 @@
-import { trace, type Attributes } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopBreakError } from '../../instrumentation/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -271,5 +271,156 @@ describe('model turns: the same answer restated', () => {
       for (let i = 0; i < 6; i++) respond(h, 3, 'stop', 'Done.');
     });
     expect(modelSpans(h).every((s) => s.attributes['loopguard.level'] === undefined)).toBe(true);
+  });
+});
+
+describe('model turns: chanting (a response repeating one passage within itself)', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  const chant = (passage: string, times: number) => `Let me look at this again. ${`${passage} `.repeat(times)}`;
+
+  it('warns at the first chanting response (the nudge names it), stops the run at the second with reason chanting', async () => {
+    h = createHarness();
+    const search = h.guard.wrapTool('search', (q: string) => `3 results for ${q}`);
+    const results: unknown[] = [];
+    const err = await h.guard
+      .run('researcher', async () => {
+        respond(h, 2_000, 'stop', chant('I need to check the documentation for the retry policy first.', 30));
+        results.push(await search('retry policy'));
+        respond(h, 8_192, 'length', chant('The retry policy is described in the second section of the guide.', 60));
+        results.push(await search('retry guide'));
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('chanting');
+    expect(results[0]).toMatch(/\[loopguard warning\] Your last response repeated the same passage 30 times\./);
+    const spans = modelSpans(h);
+    expect(spans.map((s) => s.attributes['loopguard.level'])).toEqual(['warning', 'break']);
+    // Worked out from the captured output messages, so the span says it too.
+    expect(spans.map((s) => s.attributes['loopguard.output.repetition'])).toEqual([30, 60]);
+    expect(spans[1]!.events.find((e) => e.name === 'loopguard.loop_detected')?.attributes).toMatchObject({ 'loopguard.detector': 'chanting', 'loopguard.count': 2 });
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('loop_break');
+    expect((await h.metrics()).get('loopguard.detections')?.map((p) => p.attributes.detector)).toContain('chanting');
+  });
+
+  it('leaves tables, lists, code and a long report alone', async () => {
+    h = createHarness();
+    const row = '| orders-db | primary | healthy | 0 errors in the last hour |\n';
+    const answers = [
+      `Status of the fleet:\n\n| name | role | state | note |\n|---|---|---|---|\n${row.repeat(40)}`,
+      `Plan:\n${'- rerun the migration for the customer records table\n'.repeat(30)}`,
+      `The fix:\n\n\`\`\`ts\n${'expect(response.status).toBe(200); // every endpoint answers\n'.repeat(30)}\`\`\`\n`,
+      Array.from({ length: 40 }, (_, i) => `Service svc-${i} handled ${1000 + i * 37} requests with a p99 latency of ${120 + i} ms.`).join(' '),
+    ];
+    await h.guard.run('reporter', async () => {
+      for (const text of answers) respond(h, 1_500, 'stop', text);
+    });
+    expect(modelSpans(h).map((s) => [s.attributes['loopguard.level'], s.attributes['loopguard.output.repetition']])).toEqual(answers.map(() => [undefined, undefined]));
+  });
+
+  it('is off with maxChantingResponses 0, and a chanting response cut off is judged as chanting, not as a first truncation', async () => {
+    h = createHarness({ maxChantingResponses: 0 });
+    await h.guard.run('a', async () => respond(h, 8_192, 'length', chant('Checking the logs once more now.', 50)));
+    expect(modelSpans(h)[0]!.attributes['loopguard.level']).toBeUndefined();
+    await h.close();
+    h = createHarness({ maxChantingResponses: 1 });
+    const err = await h.guard
+      .run('b', async () => {
+        respond(h, 8_192, 'length', chant('Checking the logs once more now.', 50));
+        await h.guard.wrapTool('noop', () => 'ok')();
+      })
+      .catch((e: unknown) => e);
+    expect((err as LoopBreakError).reason).toBe('chanting');
+  });
+});
+
+describe('model turns: every LLM span dialect', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  const cutOffSpans: Record<string, Attributes> = {
+    'ai-sdk': { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.outputTokens': 4_096, 'ai.response.finishReason': 'length' },
+    openinference: { 'openinference.span.kind': 'LLM', 'llm.token_count.completion': 4_096, 'llm.finish_reason': 'length' },
+    traceloop: { 'llm.request.type': 'chat', 'gen_ai.usage.completion_tokens': 4_096, 'gen_ai.completion.0.finish_reason': 'length' },
+  };
+
+  for (const [dialect, attributes] of Object.entries(cutOffSpans)) {
+    it(`reads ${dialect} LLM spans: three truncations in a row stop the run with reason truncation`, async () => {
+      h = createHarness();
+      await h.guard.run('writer', async () => {
+        for (let i = 0; i < 3; i++) h.provider.getTracer('llm').startSpan('llm', { attributes }).end();
+      });
+      expect(h.spans().filter((s) => s.attributes['loopguard.level'] !== undefined).map((s) => s.attributes['loopguard.level'])).toEqual(['warning', 'break']);
+      expect(root(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
+    });
+  }
+
+  it('counts a framework LLM span around the provider client LLM span as one response', async () => {
+    h = createHarness();
+    const tracer = h.provider.getTracer('llm');
+    await h.guard.run('writer', async () => {
+      for (let i = 0; i < 2; i++) {
+        const outer = tracer.startSpan('ChatOpenAI', { attributes: cutOffSpans.openinference });
+        tracer.startSpan('openai.chat', { attributes: cutOffSpans.traceloop }, trace.setSpan(context.active(), outer)).end();
+        outer.end();
+      }
+    });
+    // Two responses in a row cut off: a warning, not the break four would be.
+    expect(h.spans().filter((s) => s.attributes['loopguard.level'] !== undefined).map((s) => [s.name, s.attributes['loopguard.level']])).toEqual([['openai.chat', 'warning']]);
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+});
+
+describe('model turns: tool calls cut in half', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  const cutJson = (n: number) => `{"path": "report.md", "content": "# Results\\n\\nAttempt ${n}: the first run scored 0.8 and`;
+
+  /** A tool span as another instrumentation records a call whose arguments did not parse (OpenInference TOOL span). */
+  function failedToolSpan(h: Harness, args: string): void {
+    const span = h.provider.getTracer('tools').startSpan('write_file', {
+      attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'write_file', 'input.value': args },
+    });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'SyntaxError: Unterminated string in JSON at position 80' });
+    span.end();
+  }
+
+  it('counts a cut-off call with the truncated response before it: marked, not a tool call, the truncations go on to the stop', async () => {
+    h = createHarness();
+    await h.guard.run('coder', async () => {
+      for (let i = 0; i < 3; i++) {
+        respond(h, 8_192, 'length');
+        failedToolSpan(h, cutJson(i));
+      }
+    });
+    const tools = h.spans().filter((s) => s.attributes['openinference.span.kind'] === 'TOOL');
+    expect(tools.map((s) => [s.attributes['loopguard.call.cut_off'], s.attributes['loopguard.step']])).toEqual([[true, undefined], [true, undefined], [true, undefined]]);
+    expect(modelSpans(h).map((s) => s.attributes['loopguard.level'])).toEqual([undefined, 'warning', 'break']);
+    expect(root(h).attributes['loopguard.run.stop_reason']).toBe('truncation');
+    expect(root(h).attributes['loopguard.run.tool_calls']).toBe(0);
+  });
+
+  it('counts the guarded call whose raw arguments were cut off the same way', async () => {
+    h = createHarness();
+    const write = h.guard.wrapTool('write_file', (raw: string) => JSON.parse(raw) as unknown);
+    await h.guard.run('coder', async () => {
+      respond(h, 8_192, 'length');
+      await write(cutJson(0)).catch(() => undefined);
+      respond(h, 900, 'tool_calls');
+      await write('{"path": "report.md", "content": "short"}');
+    });
+    expect(h.toolSpans().map((s) => [s.attributes['loopguard.call.cut_off'], s.attributes['loopguard.step']])).toEqual([[true, undefined], [undefined, 1]]);
+  });
+
+  it('records the same failure without a truncated response before it as the failed call it is', async () => {
+    h = createHarness();
+    await h.guard.run('coder', async () => {
+      respond(h, 900, 'tool_calls');
+      failedToolSpan(h, cutJson(0));
+    });
+    const [tool] = h.spans().filter((s) => s.attributes['openinference.span.kind'] === 'TOOL');
+    expect(tool!.attributes['loopguard.call.cut_off']).toBeUndefined();
+    expect(tool!.attributes['loopguard.step']).toBe(1);
   });
 });

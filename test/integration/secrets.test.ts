@@ -1,6 +1,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopGuardVerdictError, type LoopEvent } from '../../instrumentation/index.js';
+import { outputTextAttributes } from '../../src/model-span.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
@@ -88,5 +89,63 @@ describe('no secret leaves the process', () => {
     expect(out[2]).toMatch(/\[loopguard warning\]/);
     expect(out[2]).toContain(USER);
     expect(out[2]).not.toContain(PASSWORD);
+  });
+});
+
+/** Planted in what the model wrote: its answers and the arguments of a tool call it could not finish. */
+const MODEL_SECRET = 'sk-live-MODEL-OUTPUT-0451';
+
+/**
+ * A model that chants a passage with a key in it (the text seen in process,
+ * as an adapter sees it: only what loopguard computes from it goes on the
+ * LLM span), is cut off while writing a tool call carrying the key, and
+ * chants again until the run is stopped.
+ */
+async function chantWithSecret(h: Harness): Promise<unknown[]> {
+  const tracer = h.provider.getTracer('llm-client');
+  const respond = (finishReason: string, text: string) =>
+    tracer
+      .startSpan('chat mock-model', {
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': 4_096, 'gen_ai.response.finish_reasons': [finishReason], ...outputTextAttributes(text) },
+      })
+      .end();
+  const deploy = h.guard.wrapTool('deploy', (raw: string) => JSON.parse(raw) as unknown);
+  const status = h.guard.wrapTool('status', () => 'green');
+  const out: unknown[] = [];
+  await h.guard
+    .run('deployer', async () => {
+      respond('stop', `Using the key ${MODEL_SECRET} now. `.repeat(30));
+      out.push(await status());
+      respond('length', 'Deploying with the stored credentials.');
+      out.push(await deploy(`{"env": "prod", "key": "${MODEL_SECRET}", "note": "first the`).catch((e: unknown) => e));
+      respond('length', `The key is ${MODEL_SECRET} and I will use it. `.repeat(40));
+      out.push(await status());
+    })
+    .catch((err: unknown) => out.push(err));
+  return out;
+}
+
+describe('no model output leaves the process', () => {
+  it('exports no response text and no cut-off tool arguments with content capture off', async () => {
+    h = createHarness();
+    const out = await chantWithSecret(h);
+    const spans = h.spans();
+    // The scan reads what it should: the chanting verdicts and the cut-off call are on the exported spans.
+    const llm = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+    expect(llm.map((s) => s.attributes['loopguard.level'])).toEqual(['warning', undefined, 'break']);
+    expect(llm[0]!.attributes['loopguard.output.repetition']).toBeGreaterThanOrEqual(29);
+    expect(spans.some((s) => s.attributes['loopguard.call.cut_off'] === true)).toBe(true);
+    expect(await exported(h)).not.toContain(MODEL_SECRET);
+    // What the model reads back (nudges) and the errors thrown to user code do not quote it either.
+    for (const o of out) expect(o instanceof Error ? o.message : JSON.stringify(o)).not.toContain(MODEL_SECRET);
+  });
+
+  it('exports the cut-off arguments only under content capture (the response text is never written by loopguard)', async () => {
+    h = createHarness({ captureContent: true });
+    await chantWithSecret(h);
+    const cutOff = h.spans().find((s) => s.attributes['loopguard.call.cut_off'] === true)!;
+    expect(exportedText(cutOff)).toContain(MODEL_SECRET);
+    const llm = h.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+    for (const span of llm) expect(exportedText(span)).not.toContain(MODEL_SECRET);
   });
 });

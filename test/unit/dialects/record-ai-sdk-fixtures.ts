@@ -5,12 +5,12 @@
  * Run: npx tsx test/unit/dialects/record-ai-sdk-fixtures.ts
  * (the fixture files are committed; this script is how they were made).
  */
-import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { recordedFixture, saveFixtures } from './fixture-file.js';
 import { z } from 'zod';
 import * as ai6 from 'ai-v6';
 import { MockLanguageModelV3 } from 'ai-v6/test';
@@ -48,17 +48,7 @@ function toolSpans(): ReadableSpan[] {
   return exporter.getFinishedSpans().filter((s) => s.name === 'ai.toolCall' || s.name.startsWith('execute_tool'));
 }
 
-function fixture(source: string, span: ReadableSpan) {
-  return {
-    source,
-    recordedWith: 'test/unit/dialects/record-ai-sdk-fixtures.ts',
-    span: { name: span.name, kind: span.kind, status: span.status, attributes: span.attributes },
-  };
-}
-
-function save(file: string, fixtures: unknown[]) {
-  writeFileSync(join(here, 'fixtures', file), `${JSON.stringify(fixtures, null, 2)}\n`);
-}
+const fixture = (source: string, span: ReadableSpan) => recordedFixture('test/unit/dialects/record-ai-sdk-fixtures.ts', source, span);
 
 const searchTool6 = ai6.tool({
   description: 'search the web',
@@ -82,7 +72,7 @@ async function recordAi6() {
     });
     for (const span of toolSpans()) out.push(fixture(`ai@${(await import('ai-v6/package.json', { with: { type: 'json' } })).default.version} experimental_telemetry ${label}`, span));
   }
-  save('ai-sdk-v6.json', out);
+  saveFixtures('ai-sdk-v6.json', out);
 }
 
 async function recordAi7() {
@@ -110,7 +100,7 @@ async function recordAi7() {
     } as never);
     for (const span of toolSpans()) out.push(fixture(`ai@${version} + @ai-sdk/otel@${otelVersion} ${label}`, span));
   }
-  save('ai-sdk-v7-otel.json', out);
+  saveFixtures('ai-sdk-v7-otel.json', out);
 }
 
 await recordAi6();

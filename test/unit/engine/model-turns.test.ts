@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { outputSketch } from '../../../src/model-span.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence } from '../../../src/detectors/model-turns.js';
 
-const ctx: ModelDetectorContext = { maxOutputTokens: 10_000, outputTokenNoticeShare: 0.9, minContinuations: 3, maxTruncations: 3, repeatedAnswerFloor: 3 };
+const ctx: ModelDetectorContext = { maxOutputTokens: 10_000, outputTokenNoticeShare: 0.9, minContinuations: 3, maxTruncations: 3, repeatedAnswerFloor: 3, chanting: true };
 
 function history(turns: Array<[number, string | undefined]>, min = 500): ModelHistory {
   const h = new ModelHistory();
@@ -63,5 +63,18 @@ describe('repeated answers', () => {
     expect(evidence(h, { ...unbudgeted, repeatedAnswerFloor: 0 })).toEqual([]);
     h.push({ outputTokens: 50, finishReason: 'tool_calls', sketch: long('First') }, 500);
     expect(h.repeats).toBe(0);
+  });
+});
+
+describe('chanting', () => {
+  it('judges every response, cut off ones too: counts the run\'s chanting responses and reports the latest one\'s repeats', () => {
+    const h = new ModelHistory();
+    h.push({ outputTokens: 8_192, finishReason: 'length', chant: 40 }, 500);
+    expect(evidence(h).filter((e) => e.detector === 'chanting')).toEqual([{ detector: 'chanting', score: 1, repeats: 40, outputTokens: 8_192, budget: 10_000 }]);
+    h.push({ outputTokens: 100, finishReason: 'tool_calls' }, 500);
+    expect(evidence(h).some((e) => e.detector === 'chanting')).toBe(false);
+    h.push({ outputTokens: 900, finishReason: 'stop', chant: 12 }, 500);
+    expect(evidence(h).find((e) => e.detector === 'chanting')).toMatchObject({ score: 2, repeats: 12 });
+    expect(evidence(h, { ...ctx, chanting: false }).some((e) => e.detector === 'chanting')).toBe(false);
   });
 });

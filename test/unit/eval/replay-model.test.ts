@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelTurnAttributes } from '../../../src/eval/replay.js';
+import { chantRepeats } from '../../../src/fingerprint/chanting.js';
 import { outputSketch, readModelTurn } from '../../../src/model-span.js';
 
 describe('a replayed model turn', () => {
@@ -23,6 +24,10 @@ describe('a replayed model turn', () => {
 
   it('reads back as the same model turn the processor judges', () => {
     expect(readModelTurn(modelTurnAttributes(step))).toEqual({ outputTokens: 42, finishReason: 'stop', sketch: outputSketch(text) });
+    const chant = `${text} ${'I will check the key again before I answer. '.repeat(20)}`;
+    const chanting = readModelTurn(modelTurnAttributes({ ...step, text: chant }));
+    expect(chanting).toEqual({ outputTokens: 42, finishReason: 'stop', sketch: outputSketch(chant), chant: chantRepeats(chant) });
+    expect(chanting?.chant).toBeGreaterThanOrEqual(19);
   });
 
   it('is judged by the same sketch whether the text came as captured output messages or as a sketch', () => {
