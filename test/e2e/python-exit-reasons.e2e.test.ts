@@ -7,8 +7,12 @@
  *
  * The collector runs with a tool-call fuse (`maxToolCalls`) well above where
  * the looping agent is stopped and above the clean run's length, so a longer
- * clean run is stopped by the budget: the three reasons a remote agent can
- * get without an in-process hook, each read back from Jaeger and Prometheus.
+ * clean run is stopped by the budget. A deploying agent whose health check of
+ * a real local service fails, and which finishes without a passing re-check,
+ * ends completed_unverified (the completion gate as the collector applies it:
+ * it cannot ask the agent to verify, it stamps the root span); re-checked
+ * green, it ends completed. The four reasons a remote agent can get without
+ * an in-process hook, each read back from Jaeger and Prometheus.
  *
  * Prometheus loads a test copy of the rules in which LoopguardBudgetStopsFrequent
  * fires at once (`for: 0s`); its 30-minute share is computed as committed.
@@ -16,20 +20,22 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from './scenarios/agent-process.js';
-import { rootSpan, waitForWholeTrace } from './scenarios/jaeger-runs.js';
+import { rootSpan, toolSpans, waitForWholeTrace } from './scenarios/jaeger-runs.js';
 import { startPrometheusOnCollector, waitForFiring } from './scenarios/prometheus-on-collector.js';
 import { rulesFiringAtOnce, type RulesCopy } from './scenarios/prometheus-rules.js';
-import { pythonAgent, splitPythonRun, type PythonAgentLine, type PythonRunLine } from './scenarios/python-agent.js';
+import { pythonAgent, splitPythonRun, type PythonAgentLine, type PythonRunLine, type PythonStepLine } from './scenarios/python-agent.js';
 import { ensurePythonEnv, type PythonEnv } from './scenarios/python-env.js';
 import { trackServices } from './scenarios/running-services.js';
 import {
   collectorConfigPath,
+  jaegerEvents,
   jaegerTag,
   prometheusQuery,
   startJaeger,
   startLoopguardCollector,
   waitFor,
   type JaegerInstance,
+  type JaegerSpan,
   type LoopguardCollectorInstance,
   type PrometheusInstance,
 } from './support/index.js';
@@ -69,16 +75,30 @@ beforeAll(async () => {
 
 afterAll(() => rules?.remove());
 
-async function run(mode: 'looping' | 'normal', maxSteps: number): Promise<PythonRunLine> {
+async function agentRun(mode: 'looping' | 'normal' | 'deploy', extra: readonly string[]): Promise<{ steps: PythonStepLine[]; run: PythonRunLine }> {
   const service = `e2e-python-exit-${mode}-${randomUUID().slice(0, 8)}`;
-  const { lines } = await runAgent<PythonAgentLine>(pythonAgent(python, loopguard.url, service, mode, ['--max-steps', String(maxSteps)]));
-  return splitPythonRun(lines).run;
+  const { lines } = await runAgent<PythonAgentLine>(pythonAgent(python, loopguard.url, service, mode, extra));
+  return splitPythonRun(lines);
 }
 
-/** The run's root span in Jaeger, once the whole trace (root plus one span per tool call) is there. */
-async function exitReasonInJaeger(run: PythonRunLine): Promise<unknown> {
+async function run(mode: 'looping' | 'normal', maxSteps: number): Promise<PythonRunLine> {
+  return (await agentRun(mode, ['--max-steps', String(maxSteps)])).run;
+}
+
+/** The run's whole trace in Jaeger (root plus one span per tool call). */
+async function traceInJaeger(run: PythonRunLine): Promise<{ root: JaegerSpan; tools: JaegerSpan[] }> {
   const trace = await waitForWholeTrace(jaeger.queryUrl, run.trace_id, run.tool_calls + 1);
-  return jaegerTag(rootSpan(trace), 'loopguard.run.exit_reason');
+  return { root: rootSpan(trace), tools: toolSpans(trace) };
+}
+
+async function exitReasonInJaeger(run: PythonRunLine): Promise<unknown> {
+  return jaegerTag((await traceInJaeger(run)).root, 'loopguard.run.exit_reason');
+}
+
+/** The subject loopguard infers for a health check of `url`: the service's host and port. */
+function serviceSubject(url: unknown): string {
+  const { hostname, port } = new URL(String(url));
+  return `service://${hostname}:${port}`;
 }
 
 /** `loopguard_runs_ended_total` by reason, as Prometheus has it now. */
@@ -130,5 +150,51 @@ describe('why runs of a Python agent ended: loopguard collector -> Jaeger and Pr
     expect(Number(budget[0]!.value)).toBeGreaterThan(0.1);
     expect(budget[0]!.annotations.summary).toMatch(/% of agent runs stopped by a budget$/);
     expect(firing.map((alert) => alert.labels.alertname)).not.toContain('LoopguardUnverifiedCompletion');
+  });
+
+  it('a run that finishes after a failed health check, never re-checked, ends completed_unverified naming the service, and LoopguardUnverifiedCompletion fires; re-checked green it ends completed', async () => {
+    const unverified = await agentRun('deploy', []);
+    expect(unverified.run).toMatchObject({ stopped: false, failed_spans: 0 });
+    // The one failure is the first health check (nothing listened yet); no check follows the restart.
+    expect(unverified.steps.map((step) => [step.tool, step.error === null])).toEqual([
+      ['check_health', false],
+      ['read_page', true],
+      ['restart_service', true],
+    ]);
+    expect(unverified.steps[0]!.error).toMatch(/refused/i);
+    const subject = serviceSubject(unverified.steps[0]!.args.url);
+
+    const { root, tools } = await traceInJaeger(unverified.run);
+    // The failed call reached the collector as the Python SDK exported it: status ERROR, no result.
+    expect(jaegerTag(tools[0]!, 'otel.status_code')).toBe('ERROR');
+    expect(jaegerTag(tools[0]!, 'gen_ai.tool.call.result')).toBeUndefined();
+    expect(jaegerTag(root, 'loopguard.run.exit_reason')).toBe('completed_unverified');
+    expect(jaegerTag(root, 'loopguard.run.unresolved_failures')).toBe(1);
+    const events = jaegerEvents(root, 'loopguard.unresolved_failures');
+    expect(events).toHaveLength(1);
+    expect(events[0]!['loopguard.count']).toBe(1);
+    // Jaeger shows an array attribute as its JSON text; the arguments were on the span, so the subject is named, not hashed.
+    expect(JSON.parse(String(events[0]!['loopguard.subjects']))).toEqual([subject]);
+
+    await waitForEnded({ budget: 2, completed: 1, completed_unverified: 1, loop_break: 1 });
+    const firing = await waitForFiring(prometheus, 'LoopguardUnverifiedCompletion');
+    const alert = firing.filter((one) => one.labels.alertname === 'LoopguardUnverifiedCompletion');
+    expect(alert).toHaveLength(1);
+    expect(alert[0]).toMatchObject({ labels: { job: 'loopguard-collector', severity: 'warning' } });
+    expect(alert[0]!.annotations.summary).toBe('an agent run finished with an unresolved failure');
+
+    const verified = await agentRun('deploy', ['--recheck']);
+    expect(verified.steps.map((step) => [step.tool, step.error === null])).toEqual([
+      ['check_health', false],
+      ['read_page', true],
+      ['restart_service', true],
+      ['check_health', true],
+    ]);
+    expect(serviceSubject(verified.steps[3]!.args.url)).toBe(serviceSubject(verified.steps[0]!.args.url));
+    const green = (await traceInJaeger(verified.run)).root;
+    expect(jaegerTag(green, 'loopguard.run.exit_reason')).toBe('completed');
+    expect(jaegerTag(green, 'loopguard.run.unresolved_failures')).toBeUndefined();
+    expect(jaegerEvents(green, 'loopguard.unresolved_failures')).toEqual([]);
+    await waitForEnded({ budget: 2, completed: 2, completed_unverified: 1, loop_break: 1 });
   });
 });

@@ -23,6 +23,9 @@ export interface PythonStepLine {
   type: 'step';
   step: number;
   tool: string;
+  args: Record<string, unknown>;
+  /** The tool's error, when it failed (the run goes on). */
+  error: string | null;
   verdict: PythonAgentVerdict | null;
 }
 
@@ -39,12 +42,16 @@ export interface PythonRunLine {
 
 export type PythonAgentLine = PythonStepLine | PythonRunLine;
 
-/** One run of the agent: `looping` asks for a missing order again and again, `normal` reads a new page each step. */
+/**
+ * One run of the agent: `looping` asks for a missing order again and again,
+ * `normal` reads a new page each step, `deploy` fails a health check, restarts
+ * the service and finishes (re-checking first with `--recheck`).
+ */
 export function pythonAgent(
   python: PythonEnv,
   collectorUrl: string,
   service: string,
-  mode: 'looping' | 'normal',
+  mode: 'looping' | 'normal' | 'deploy',
   extra: readonly string[] = [],
 ): AgentCommand {
   return {
