@@ -8,7 +8,8 @@ import {
 } from '@opentelemetry/api';
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
-import { LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
+import { LoopEngine, MODEL_TOOL, type ModelDecision, type PreVerdict, type RunVerdict } from './engine.js';
+import type { ModelEvidence, ModelTurn } from './detectors/model-turns.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
 import { exitReason } from './exit-reason.js';
@@ -64,15 +65,26 @@ export interface GuardHost {
   verdict(runKey: string): RunVerdict | undefined;
   /** A message about the model side (budget, truncations) waiting for the run's next tool result; handed out once. */
   takeNotice(runKey: string): string | undefined;
+  /** Records a model response seen in process on its LLM span (once per span) and judges it. */
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement;
 }
 
-/** A decision on one tool span, as the processor reports it. */
+/** A decision on one tool span or model response, as the processor reports it. */
 export interface Detection {
   runKey: string;
   traceId: string;
   spanId: string;
+  /** The tool of the call; `(model)` for a verdict on a model response. */
   tool: string;
+  /** For a model response, `evidence` is empty and `model` says what was found. */
   decision: Decision;
+  /** The evidence behind a verdict on a model response (`budget`, `diminishing-returns`, `truncation`, `repeated-answer`). */
+  model?: ModelEvidence;
+}
+
+/** What the processor decided on one model response, and the message for the model (a notice below warning), if any. */
+export interface ModelJudgement extends ModelDecision {
+  message: string | undefined;
 }
 
 /** Why a call was not executed: set by the wrapper before the span is evaluated. */
@@ -90,6 +102,8 @@ interface TraceState {
   runKey: string | undefined;
   root: SpanShape | undefined;
 }
+
+const NO_MODEL_JUDGEMENT: ModelJudgement = Object.freeze({ level: undefined, evidence: undefined, message: undefined });
 
 function parentOf(span: SpanShape): string | undefined {
   return span.parentSpanContext?.spanId ?? span.parentSpanId;
@@ -128,6 +142,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
   private readonly entries: CallEntries;
   private readonly traces = new Map<string, TraceState>();
   private readonly decisions = new WeakMap<SpanShape, Decision>();
+  /** LLM spans already judged: an adapter's response judged in process is not judged again when its span ends. */
+  private readonly modelJudgements = new WeakMap<SpanShape, ModelJudgement>();
   private readonly onDetection: ((d: Detection) => void) | undefined;
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
@@ -412,21 +428,34 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
   private judgeModelTurn(span: SpanShape): void {
+    if (this.modelJudgements.has(span)) return;
     const turn = readModelTurn(span.attributes);
     if (!turn) return;
     const runKey = this.runKeyOf(span);
     if (runKey === undefined) return;
+    this.recordModelTurn(span, runKey, turn);
+  }
+
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
+    const done = this.modelJudgements.get(span);
+    if (done) return done;
+    const judgement = this.errors.run('recording a model response failed', () => this.judgeModel(span, runKey, turn), NO_MODEL_JUDGEMENT);
+    this.modelJudgements.set(span, judgement);
+    return judgement;
+  }
+
+  private judgeModel(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.recordModel(runKey, turn);
     const e = decision.evidence;
     if (decision.level !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
-    if (e === undefined) return;
+    if (e === undefined) return { ...decision, message: undefined };
     const o = this.engine.options;
     const message = buildModelNudge({ level: decision.level, evidence: e, maxOutputTokens: e.budget, maxTruncations: o.maxTruncations });
     this.engine.setNotice(runKey, message);
     if (decision.level === undefined) {
       span.addEvent(sc.EVENT_LOOPGUARD_NOTICE, { [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector, [sc.ATTR_LOOPGUARD_COUNT]: Math.floor(e.score) });
-      return;
+      return { ...decision, message };
     }
     span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {
       [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector,
@@ -437,6 +466,13 @@ export class LoopGuardSpanProcessor implements GuardHost {
     });
     this.detectionsCounter.add(1, { [sc.METRIC_ATTR_DETECTOR]: e.detector, [sc.METRIC_ATTR_LEVEL]: decision.level });
     if (!wasStopped && decision.level === 'break') this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: e.detector });
+    const onDetection = this.onDetection;
+    if (onDetection) {
+      const verdict: Decision = { step: this.engine.steps(runKey), level: decision.level, evidence: [], notify: true };
+      const detection: Detection = { runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: MODEL_TOOL, decision: verdict, model: e };
+      this.errors.run('onDetection threw', () => onDetection(detection), undefined);
+    }
+    return { ...decision, message };
   }
 
   private annotate(span: SpanShape, entry: HistoryEntry, decision: Decision): void {

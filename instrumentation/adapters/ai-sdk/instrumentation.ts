@@ -117,7 +117,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
     const replacements = {
       generateText: wrapGenerateText(generateText as never, stepCountIs, currentGuard),
-      streamText: wrapStreamText(streamText as never, stepCountIs),
+      streamText: wrapStreamText(streamText as never, stepCountIs, currentGuard),
     };
     try {
       // An import-in-the-middle namespace accepts assignments.
@@ -139,7 +139,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const proto = moduleExports.ToolLoopAgent?.prototype;
     const stepCountIs = moduleExports.stepCountIs;
     if (!proto || typeof stepCountIs !== 'function') return;
-    if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs) as never);
+    if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs, currentGuard) as never);
     if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never, currentGuard) as never);
   }
 }

@@ -1,6 +1,7 @@
 import { withAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { loopBreakIn, stopOnLoopBreak } from './v6-tools.js';
+import { prepareStepWithModelTurns } from './model-turns.js';
 
 /**
  * ai@6 turns a tool's LoopBreakError into a `tool-error` part and goes on
@@ -31,7 +32,7 @@ export function wrapGenerateText(original: (options: CallOptions) => Promise<{ s
   const wrapper = function loopguardGenerateText(options: CallOptions) {
     return withAutoRun(guard(), 'generateText', {}, async () => {
       // generateText's own default is stepCountIs(1).
-      const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+      const result = await original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)), prepareStep: prepareStepWithModelTurns(options?.prepareStep, guard) });
       const broken = loopBreakIn(result?.steps as never);
       if (broken) throw broken;
       return result;
@@ -46,17 +47,17 @@ export function stopsOnBreak(generateText: unknown): boolean {
   return typeof generateText === 'function' && stopWrappers.has(generateText);
 }
 
-export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs) {
+export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs, guard: CurrentGuard) {
   return function loopguardStreamText(options: CallOptions) {
-    return original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+    return original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)), prepareStep: prepareStepWithModelTurns(options?.prepareStep, guard) });
   };
 }
 
-export function wrapPrepareCall(original: (this: unknown, options: unknown) => Promise<CallOptions>, stepCountIs: StepCountIs) {
+export function wrapPrepareCall(original: (this: unknown, options: unknown) => Promise<CallOptions>, stepCountIs: StepCountIs, guard: CurrentGuard) {
   return async function loopguardPrepareCall(this: unknown, options: unknown) {
     const call = await original.call(this, options);
     // ToolLoopAgent's own default is stepCountIs(20).
-    return { ...call, stopWhen: withBreakStop(call?.stopWhen, () => stepCountIs(20)) };
+    return { ...call, stopWhen: withBreakStop(call?.stopWhen, () => stepCountIs(20)), prepareStep: prepareStepWithModelTurns(call?.prepareStep, guard) };
   };
 }
 

@@ -2,7 +2,8 @@ import { trace } from '@opentelemetry/api';
 import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
-import type { OpenRun, RunOptions } from '../../guard.js';
+import type { LoopBreakError } from '../../../src/breaker.js';
+import type { ModelResponse, ModelResponseInfo, OpenRun, RunOptions } from '../../guard.js';
 
 /** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
 export interface ToolCallGuard {
@@ -14,6 +15,10 @@ export interface ToolCallGuard {
   ): Promise<unknown>;
   /** Opens a run for an invocation the framework starts and ends (see shared/auto-run.ts). */
   startRun(name: string, options?: RunOptions): OpenRun;
+  /** Model turns seen in process (see instrumentation/model-turn.ts). */
+  recordModelResponse(response: ModelResponse, info?: ModelResponseInfo): Promise<LoopBreakError | undefined>;
+  takeModelMessage(): string | undefined;
+  stoppedRunError(): LoopBreakError | undefined;
 }
 
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {
