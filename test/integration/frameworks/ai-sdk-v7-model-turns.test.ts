@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
 import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
 import { createHarness, type Harness } from '../../support/harness.js';
+import { turnsDoGenerate } from './support/ai-sdk-model.js';
 import {
   expectDiminishingStopped,
   expectKeepsWritingStoppedAtBudget,
@@ -34,25 +35,9 @@ function use() {
   instrumentation.setConfig({ guard: h.guard, aiModules: [] });
 }
 
-/** The AI SDK's own mock model answering with the scenario's turns, one per model call. */
-function mockModel(scenario: Scenario) {
-  let turn = 0;
-  return new MockLanguageModelV4({
-    doGenerate: (async () => {
-      const t = scenario.turns[turn++]!;
-      return {
-        content: [{ type: 'text', text: t.text }],
-        finishReason: { unified: t.finishReason, raw: t.finishReason },
-        usage: { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: t.outputTokens, text: t.outputTokens, reasoning: undefined } },
-        warnings: [],
-      };
-    }) as never,
-  });
-}
-
 /** An agent that keeps asking the model to continue, one generateText per answer, until the script ends or loopguard stops it. */
 async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): Promise<Driven> {
-  const model = mockModel(scenario);
+  const model = new MockLanguageModelV4({ doGenerate: turnsDoGenerate(scenario.turns) as never });
   const error = await h.guard
     .run(
       'writer',

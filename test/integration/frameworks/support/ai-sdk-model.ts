@@ -1,3 +1,4 @@
+import type { ScriptedTurn } from './model-turns.js';
 import type { ScriptedCall } from './trajectory.js';
 
 const usage = {
@@ -27,4 +28,18 @@ export function scriptedDoGenerate(calls: ScriptedCall[], finalText = 'done') {
 export function answersFor(calls: ScriptedCall[]): (query: string) => string {
   const answers = new Map(calls.map((c) => [String(c.args.query), c.result]));
   return (query) => answers.get(query) ?? 'nothing';
+}
+
+/** A `doGenerate` for MockLanguageModelV3/V4 answering with one scripted text response per model call. */
+export function turnsDoGenerate(turns: ScriptedTurn[]) {
+  let turn = 0;
+  return async () => {
+    const t = turns[turn++]!;
+    return {
+      content: [{ type: 'text' as const, text: t.text }],
+      finishReason: { unified: t.finishReason, raw: t.finishReason },
+      usage: { inputTokens: usage.inputTokens, outputTokens: { total: t.outputTokens, text: t.outputTokens, reasoning: undefined } },
+      warnings: [],
+    };
+  };
 }

@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+import type { ScriptedTurn } from './model-turns.js';
 import type { ScriptedCall } from './trajectory.js';
 
 /**
@@ -24,6 +25,40 @@ export class ScriptedToolCallingModel extends FakeListChatModel {
     } catch {
       message = new AIMessage(text);
     }
+    return { message, text };
+  }
+
+  override async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: Parameters<FakeListChatModel['_generate']>[2]) {
+    this.prompts.push(JSON.stringify(messages.map((m) => m.content)));
+    return super._generate(messages, options, runManager);
+  }
+
+  override bindTools(): this {
+    return this;
+  }
+}
+
+/**
+ * LangChain's FakeListChatModel answering with scripted text turns, each
+ * message carrying the usage and finish reason a provider reports
+ * (`usage_metadata`, `response_metadata.finish_reason`).
+ */
+export class ScriptedWritingModel extends FakeListChatModel {
+  /** The messages of every model call, as JSON text: what the model read. */
+  readonly prompts: string[] = [];
+  private turn = 0;
+
+  constructor(private readonly turns: ScriptedTurn[]) {
+    super({ responses: turns.map((t) => t.text) });
+  }
+
+  override _formatGeneration(text: string) {
+    const t = this.turns[this.turn++]!;
+    const message = new AIMessage({
+      content: text,
+      usage_metadata: { input_tokens: 10, output_tokens: t.outputTokens, total_tokens: 10 + t.outputTokens },
+      response_metadata: { finish_reason: t.finishReason },
+    });
     return { message, text };
   }
 
