@@ -1,5 +1,6 @@
 import { Usage } from '@openai/agents';
 import type { Model, ModelRequest, ModelResponse } from '@openai/agents';
+import type { ScriptedTurn } from './model-turns.js';
 import type { ScriptedCall } from './trajectory.js';
 
 /**
@@ -33,5 +34,32 @@ export class ScriptedAgentsModel implements Model {
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
     throw new Error('ScriptedAgentsModel answers getResponse only');
+  }
+}
+
+/**
+ * Scripted text turns through the `Model` interface, each response carrying
+ * what the SDK's Chat Completions model reports: usage, and the provider's
+ * raw response (with its finish reason) as `providerData`.
+ */
+export class ScriptedWritingAgentsModel implements Model {
+  private turn = 0;
+  /** The input of every model call, as JSON text: what the model read. */
+  readonly prompts: string[] = [];
+  constructor(private readonly turns: ScriptedTurn[]) {}
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.prompts.push(JSON.stringify(request.input));
+    const t = this.turns[this.turn++]!;
+    return {
+      usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: t.outputTokens, totalTokens: 10 + t.outputTokens }),
+      output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: t.text }] }],
+      providerData: { choices: [{ finish_reason: t.finishReason }] },
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('ScriptedWritingAgentsModel answers getResponse only');
   }
 }
