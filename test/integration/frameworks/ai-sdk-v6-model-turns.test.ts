@@ -1,21 +1,11 @@
 import { ToolLoopAgent, type ModelMessage } from 'ai-v6';
 import { MockLanguageModelV3 } from 'ai-v6/test';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
 import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { turnsDoGenerate } from './support/ai-sdk-model.js';
-import {
-  expectDiminishingStopped,
-  expectKeepsWritingStoppedAtBudget,
-  expectRepeatingNudged,
-  expectTruncationRecovered,
-  expectTruncationStopped,
-  modelHarness,
-  SCENARIOS,
-  type Driven,
-  type Scenario,
-} from './support/model-turns.js';
+import { keepAsking, modelHarness, modelTurnAcceptance, type Driven, type Scenario } from './support/model-turns.js';
 
 let instrumentation: AiSdkInstrumentation;
 let h: Harness;
@@ -34,49 +24,17 @@ function use() {
   instrumentation.setConfig({ guard: h.guard, aiModules: ['ai-v6'] });
 }
 
-/** A ToolLoopAgent asked to continue after each answer, until the script ends or loopguard stops it. */
+/** A ToolLoopAgent asked to continue after each answer. */
 async function drive(scenario: Scenario): Promise<Driven> {
   const model = new MockLanguageModelV3({ doGenerate: turnsDoGenerate(scenario.turns) as never });
   const agent = new ToolLoopAgent({ model });
-  const error = await h.guard
-    .run(
-      'writer',
-      async () => {
-        const messages: ModelMessage[] = [{ role: 'user', content: 'Write the report.' }];
-        for (let i = 0; i < scenario.turns.length; i++) {
-          const result = await agent.generate({ messages });
-          messages.push(...result.response.messages, { role: 'user', content: 'continue' });
-        }
-      },
-      { maxOutputTokens: scenario.budget },
-    )
-    .then(() => undefined, (e: unknown) => e);
+  const error = await keepAsking(h, scenario, async (messages) => [...messages, ...(await agent.generate({ messages: messages as ModelMessage[] })).response.messages]);
   return { error, prompts: model.doGenerateCalls.map((c) => JSON.stringify(c.prompt)) };
 }
 
-describe('AI SDK 6 (ToolLoopAgent): model turns', () => {
-  it('a model that keeps writing is told at 90 % through prepareStep and stopped at the budget', async () => {
+describe('AI SDK 6 (ToolLoopAgent, messages through prepareStep): model turns', () => {
+  modelTurnAcceptance(() => {
     use();
-    expectKeepsWritingStoppedAtBudget(h, await drive(SCENARIOS.keepsWriting));
-  });
-
-  it('diminishing returns stop the run', async () => {
-    use();
-    expectDiminishingStopped(h, await drive(SCENARIOS.diminishing));
-  });
-
-  it('three truncations in a row stop the run', async () => {
-    use();
-    expectTruncationStopped(h, await drive(SCENARIOS.truncated));
-  });
-
-  it('a single truncation recovered does not stop the run', async () => {
-    use();
-    expectTruncationRecovered(h, await drive(SCENARIOS.truncatedOnce));
-  });
-
-  it('a model repeating its answer is nudged', async () => {
-    use();
-    expectRepeatingNudged(h, events, await drive(SCENARIOS.repeating));
+    return { h, events, drive };
   });
 });

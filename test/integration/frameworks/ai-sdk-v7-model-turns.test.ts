@@ -6,18 +6,7 @@ import type { LoopEvent } from '../../../instrumentation/index.js';
 import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { turnsDoGenerate } from './support/ai-sdk-model.js';
-import {
-  expectDiminishingStopped,
-  expectKeepsWritingStoppedAtBudget,
-  expectRepeatingNudged,
-  expectTruncationRecovered,
-  expectTruncationStopped,
-  llmSpans,
-  modelHarness,
-  SCENARIOS,
-  type Driven,
-  type Scenario,
-} from './support/model-turns.js';
+import { expectKeepsWritingStoppedAtBudget, llmSpans, keepAsking, modelHarness, modelTurnAcceptance, SCENARIOS, type Driven, type Scenario } from './support/model-turns.js';
 
 let instrumentation: AiSdkInstrumentation;
 let h: Harness;
@@ -35,49 +24,20 @@ function use() {
   instrumentation.setConfig({ guard: h.guard, aiModules: [] });
 }
 
-/** An agent that keeps asking the model to continue, one generateText per answer, until the script ends or loopguard stops it. */
+/** generateText called again after each answer, asking to continue. */
 async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): Promise<Driven> {
   const model = new MockLanguageModelV4({ doGenerate: turnsDoGenerate(scenario.turns) as never });
-  const error = await h.guard
-    .run(
-      'writer',
-      async () => {
-        const messages: ModelMessage[] = [{ role: 'user', content: 'Write the report.' }];
-        for (let i = 0; i < scenario.turns.length; i++) {
-          const result = await generateText({ model, messages, ...extra } as never) as { response: { messages: ModelMessage[] } };
-          messages.push(...result.response.messages, { role: 'user', content: 'continue' });
-        }
-      },
-      { maxOutputTokens: scenario.budget },
-    )
-    .then(() => undefined, (e: unknown) => e);
+  const error = await keepAsking(h, scenario, async (messages) => {
+    const result = (await generateText({ model, messages: messages as ModelMessage[], ...extra } as never)) as { response: { messages: ModelMessage[] } };
+    return [...messages, ...result.response.messages];
+  });
   return { error, prompts: model.doGenerateCalls.map((c) => JSON.stringify(c.prompt)) };
 }
 
-describe('AI SDK 7: model turns', () => {
-  it('a model that keeps writing is told at 90 % in its next prompt and stopped at the budget', async () => {
+describe('AI SDK 7 (messages through the step prompt): model turns', () => {
+  modelTurnAcceptance(() => {
     use();
-    expectKeepsWritingStoppedAtBudget(h, await drive(SCENARIOS.keepsWriting));
-  });
-
-  it('diminishing returns stop the run', async () => {
-    use();
-    expectDiminishingStopped(h, await drive(SCENARIOS.diminishing));
-  });
-
-  it('three truncations in a row stop the run; the recovery message reaches the next prompt', async () => {
-    use();
-    expectTruncationStopped(h, await drive(SCENARIOS.truncated));
-  });
-
-  it('a single truncation recovered does not stop the run', async () => {
-    use();
-    expectTruncationRecovered(h, await drive(SCENARIOS.truncatedOnce));
-  });
-
-  it('a model repeating its answer is nudged in its next prompt; onLoop is told', async () => {
-    use();
-    expectRepeatingNudged(h, events, await drive(SCENARIOS.repeating));
+    return { h, events, drive };
   });
 
   it('with @ai-sdk/otel registered, its chat span carries the response once (no second span)', async () => {

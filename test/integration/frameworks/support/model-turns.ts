@@ -1,6 +1,6 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import type { LoopEvent } from '../../../../instrumentation/index.js';
 import { LoopBreakError } from '../../../../src/breaker.js';
 import { createHarness, type Harness } from '../../../support/harness.js';
@@ -63,11 +63,6 @@ export interface Driven {
   prompts: string[];
 }
 
-/**
- * The acceptance checks, the same for every framework: `drive` runs the
- * scenario's continuation loop inside `h.guard.run` with the framework's
- * own mock model.
- */
 export function expectKeepsWritingStoppedAtBudget(h: Harness, { error, prompts }: Driven): void {
   // Told at 90 % (the third answer), in the next model call's input.
   expect(prompts[3]).toContain('Output token budget: 1800 of 2000 tokens used (90 %)');
@@ -82,14 +77,14 @@ export function expectKeepsWritingStoppedAtBudget(h: Harness, { error, prompts }
   expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('budget');
 }
 
-export function expectDiminishingStopped(h: Harness, { error, prompts }: Driven): void {
+function expectDiminishingStopped(h: Harness, { error, prompts }: Driven): void {
   expect(error).toBeInstanceOf(LoopBreakError);
   expect((error as LoopBreakError).reason).toBe('diminishing-returns');
   expect(prompts).toHaveLength(4);
   expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('budget');
 }
 
-export function expectTruncationStopped(h: Harness, { error, prompts }: Driven): void {
+function expectTruncationStopped(h: Harness, { error, prompts }: Driven): void {
   expect(prompts[1]).toContain('Output limit hit: continue from where you stopped');
   expect(error).toBeInstanceOf(LoopBreakError);
   expect((error as LoopBreakError).reason).toBe('truncation');
@@ -98,14 +93,14 @@ export function expectTruncationStopped(h: Harness, { error, prompts }: Driven):
   expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
 }
 
-export function expectTruncationRecovered(h: Harness, { error, prompts }: Driven): void {
+function expectTruncationRecovered(h: Harness, { error, prompts }: Driven): void {
   expect(error).toBeUndefined();
   expect(prompts[1]).toContain('Output limit hit');
   expect(prompts).toHaveLength(2);
   expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('completed');
 }
 
-export function expectRepeatingNudged(h: Harness, events: LoopEvent[], { error, prompts }: Driven): void {
+function expectRepeatingNudged(h: Harness, events: LoopEvent[], { error, prompts }: Driven): void {
   expect(error).toBeUndefined();
   expect(prompts[3]).toContain('You have given nearly the same answer 3 times');
   expect(events.map((e) => [e.tool, e.detector, e.level])).toEqual([
@@ -115,4 +110,59 @@ export function expectRepeatingNudged(h: Harness, events: LoopEvent[], { error, 
   expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('completed');
   // The text itself never reaches a span (content capture is off).
   expect(JSON.stringify(h.spans().map((s) => s.attributes))).not.toContain('schema lock');
+}
+
+/**
+ * An agent asked to continue after each answer, as far as the script goes:
+ * `answer` sends the conversation so far and resolves to it with the
+ * model's answer added. Runs inside `h.guard.run` with the scenario's
+ * budget; resolves to the error the run ended with, if any.
+ */
+export function keepAsking(h: Harness, scenario: Scenario, answer: (messages: unknown[]) => Promise<unknown[]>): Promise<unknown> {
+  return h.guard
+    .run(
+      'writer',
+      async () => {
+        let messages: unknown[] = [{ role: 'user', content: 'Write the report.' }];
+        for (let i = 0; i < scenario.turns.length; i++) messages = [...(await answer(messages)), { role: 'user', content: 'continue' }];
+      },
+      { maxOutputTokens: scenario.budget },
+    )
+    .then(() => undefined, (e: unknown) => e);
+}
+
+/** A framework's side of the acceptance tests: a fresh harness whose guard the adapter uses, and its continuation loop. */
+export interface ModelTurnDriver {
+  h: Harness;
+  events: LoopEvent[];
+  /** Runs the scenario's continuation loop inside `h.guard.run` (with the scenario's budget) with the framework's own mock model. */
+  drive: (scenario: Scenario) => Promise<Driven>;
+}
+
+/** The acceptance tests of model turns, the same for every framework (declare inside its `describe`). */
+export function modelTurnAcceptance(start: () => ModelTurnDriver): void {
+  it('a model that keeps writing is told at 90 % in its next model call and stopped at the budget', async () => {
+    const { h, drive } = start();
+    expectKeepsWritingStoppedAtBudget(h, await drive(SCENARIOS.keepsWriting));
+  });
+
+  it('diminishing returns stop the run', async () => {
+    const { h, drive } = start();
+    expectDiminishingStopped(h, await drive(SCENARIOS.diminishing));
+  });
+
+  it('three truncations in a row stop the run; the recovery message reaches the next model call', async () => {
+    const { h, drive } = start();
+    expectTruncationStopped(h, await drive(SCENARIOS.truncated));
+  });
+
+  it('a single truncation recovered does not stop the run', async () => {
+    const { h, drive } = start();
+    expectTruncationRecovered(h, await drive(SCENARIOS.truncatedOnce));
+  });
+
+  it('a model repeating its answer is nudged in its next model call; onLoop is told', async () => {
+    const { h, events, drive } = start();
+    expectRepeatingNudged(h, events, await drive(SCENARIOS.repeating));
+  });
 }
