@@ -4,12 +4,12 @@ import type { ToolCallGuard } from '../shared/guard-like.js';
 
 /**
  * The OpenAI Agents SDK calls a `Model`'s `getResponse(request)` once per
- * turn. loopguard wraps that method on the model objects the runner uses
- * (an agent's own model object, and those the runner's model provider
- * resolves model names to): inside a run, a stopped run's call fails with
- * the LoopBreakError, the run's waiting message is added to this request's
- * input as a user message, and the response is recorded.
- * `getStreamedResponse` is not wrapped: streamed runs are not seen.
+ * turn (`getStreamedResponse` in a streamed run). loopguard wraps both on
+ * the model objects the runner uses (an agent's own model object, and those
+ * the runner's model provider resolves model names to): inside a run, a
+ * stopped run's call fails with the LoopBreakError, the run's waiting
+ * message is added to this request's input as a user message, and the
+ * response (a streamed one's `response_done` event) is recorded.
  */
 
 /** Marks a model object whose `getResponse` already goes through loopguard. */
@@ -30,8 +30,10 @@ interface RequestLike {
   input?: unknown;
 }
 type GetResponse = (this: unknown, request: RequestLike) => Promise<ResponseLike>;
+type GetStreamedResponse = (this: unknown, request: RequestLike) => AsyncIterable<{ type?: string; response?: ResponseLike }>;
 interface ModelLike {
   getResponse?: unknown;
+  getStreamedResponse?: unknown;
 }
 interface ModelProviderLike {
   getModel?: unknown;
@@ -76,23 +78,42 @@ function withMessage(request: RequestLike, message: string): RequestLike {
   return { ...request, input: [...input, { type: 'message', role: 'user', content: message }] };
 }
 
-/** Wraps the model object's `getResponse` in place, once (the runner holds the object itself). */
+/** Before a model call of a run: a stopped run's call fails, and the waiting message goes into the request. */
+function requestFor(guard: ToolCallGuard, request: RequestLike): RequestLike {
+  const stopped = guard.stoppedRunError();
+  if (stopped) throw stopped;
+  const message = guard.takeModelMessage();
+  return message === undefined ? request : withMessage(request, message);
+}
+
+function record(guard: ToolCallGuard, response: ResponseLike | undefined): Promise<unknown> {
+  return response ? guard.recordModelResponse(modelResponseOf(response), { attributes: FRAMEWORK }) : Promise.resolve();
+}
+
+/** Wraps the model object's `getResponse` and `getStreamedResponse` in place, once (the runner holds the object itself). */
 export function guardModel(model: unknown, currentGuard: () => ToolCallGuard | undefined): void {
   if (typeof model !== 'object' || model === null) return;
-  const record = model as ModelLike & Record<PropertyKey, unknown>;
-  if (typeof record.getResponse !== 'function' || record[GUARDED]) return;
-  const original = record.getResponse as GetResponse;
-  Object.defineProperty(record, GUARDED, { value: true });
-  record.getResponse = async function loopguardGetResponse(this: unknown, request: RequestLike): Promise<ResponseLike> {
+  const target = model as ModelLike & Record<PropertyKey, unknown>;
+  if (typeof target.getResponse !== 'function' || target[GUARDED]) return;
+  Object.defineProperty(target, GUARDED, { value: true });
+  const getResponse = target.getResponse as GetResponse;
+  target.getResponse = async function loopguardGetResponse(this: unknown, request: RequestLike): Promise<ResponseLike> {
     const guard = currentGuard();
-    if (!guard) return original.call(this, request);
-    const stopped = guard.stoppedRunError();
-    if (stopped) throw stopped;
-    const message = guard.takeModelMessage();
-    const response = await original.call(this, message === undefined ? request : withMessage(request, message));
-    if (response) await guard.recordModelResponse(modelResponseOf(response), { attributes: FRAMEWORK });
+    if (!guard) return getResponse.call(this, request);
+    const response = await getResponse.call(this, requestFor(guard, request));
+    await record(guard, response);
     return response;
   } satisfies GetResponse;
+  if (typeof target.getStreamedResponse !== 'function') return;
+  const getStreamedResponse = target.getStreamedResponse as GetStreamedResponse;
+  target.getStreamedResponse = async function* loopguardGetStreamedResponse(this: unknown, request: RequestLike) {
+    const guard = currentGuard();
+    if (!guard) return yield* getStreamedResponse.call(this, request);
+    for await (const event of getStreamedResponse.call(this, requestFor(guard, request))) {
+      if (event?.type === 'response_done') await record(guard, event.response);
+      yield event;
+    }
+  } satisfies GetStreamedResponse;
 }
 
 /** Wraps the provider's `getModel` in place, once, so the models it resolves names to are guarded. */

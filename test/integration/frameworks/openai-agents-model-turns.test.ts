@@ -24,17 +24,32 @@ function use() {
   instrumentation.setConfig({ guard: h.guard });
 }
 
-/** An agent run again after each answer, asked to continue. */
-async function drive(scenario: Scenario): Promise<Driven> {
-  const model = new ScriptedWritingAgentsModel(scenario.turns);
-  const agent = new Agent({ name: 'writer', instructions: 'write', model });
-  const error = await keepAsking(h, scenario, async (input) => (await run(agent, input as AgentInputItem[])).history);
-  return { error, prompts: model.prompts };
+/** An agent run again after each answer, asked to continue; streamed or not. */
+function driver(stream: boolean) {
+  return async (scenario: Scenario): Promise<Driven> => {
+    const model = new ScriptedWritingAgentsModel(scenario.turns);
+    const agent = new Agent({ name: 'writer', instructions: 'write', model });
+    const error = await keepAsking(h, scenario, async (input) => {
+      if (!stream) return (await run(agent, input as AgentInputItem[])).history;
+      const streamed = await run(agent, input as AgentInputItem[], { stream: true });
+      await streamed.completed;
+      if (streamed.error) throw streamed.error;
+      return streamed.history;
+    });
+    return { error, prompts: model.prompts };
+  };
 }
 
 describe('OpenAI Agents SDK: model turns', () => {
   modelTurnAcceptance(() => {
     use();
-    return { h, events, drive };
+    return { h, events, drive: driver(false) };
+  });
+
+  describe('streamed runs', () => {
+    modelTurnAcceptance(() => {
+      use();
+      return { h, events, drive: driver(true) };
+    });
   });
 });
