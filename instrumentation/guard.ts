@@ -283,6 +283,15 @@ export class Guard {
     return this.modelTurns.takeMessage();
   }
 
+  /**
+   * Marks a model call of the caller's run as one whose response will be
+   * recorded with `recordModelResponse`: LLM spans of the run that end before
+   * the returned function is called are not counted again.
+   */
+  beginModelCall(): () => void {
+    return this.modelTurns.beginCall();
+  }
+
   /** The LoopBreakError a model call must fail with when loopguard has stopped the caller's run; undefined otherwise. */
   stoppedRunError(): LoopBreakError | undefined {
     return this.processor.errors.run('reading the run state failed', () => this.modelTurns.stopped(), undefined);

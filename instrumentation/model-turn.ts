@@ -75,6 +75,18 @@ export class ModelTurns {
     return this.deps.host.errors.run('reading the model notice failed', () => this.deps.host.takeNotice(runKey), undefined);
   }
 
+  /**
+   * Marks a model call of the active run whose response the adapter records
+   * itself: another instrumentation's LLM span of the same call (an LLM
+   * client instrumentation inside it) is then not counted a second time.
+   * Returns the function that ends the mark.
+   */
+  beginCall(): () => void {
+    const runKey = this.activeRunKey();
+    if (runKey === undefined) return noop;
+    return this.deps.host.errors.run('marking a model call failed', () => this.deps.host.beginModelCall(runKey), noop);
+  }
+
   /** The LoopBreakError a model call of the active run must fail with, when loopguard has stopped the run. */
   stopped(): LoopBreakError | undefined {
     const runKey = this.activeRunKey();
@@ -173,6 +185,8 @@ export class ModelTurns {
     return this.deps.host.runKeyOf(span as SpanShape) ?? span.spanContext().traceId;
   }
 }
+
+const noop = (): void => undefined;
 
 /** A model verdict's evidence in the shape `onLoop` and LoopBreakError carry for tool verdicts. */
 function modelEvidence(e: ModelEvidence, step: number): LoopEvidence {

@@ -67,6 +67,13 @@ export interface GuardHost {
   takeNotice(runKey: string): string | undefined;
   /** Records a model response seen in process on its LLM span (once per span) and judges it. */
   recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement;
+  /**
+   * A model call whose response the guard records itself is in progress in
+   * the run: LLM spans of the run that end meanwhile (another
+   * instrumentation's span of the same call) are not counted again. Call the
+   * returned function when the call is over.
+   */
+  beginModelCall(runKey: string): () => void;
 }
 
 /** A decision on one tool span or model response, as the processor reports it. */
@@ -144,6 +151,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
   private readonly decisions = new WeakMap<SpanShape, Decision>();
   /** LLM spans already judged: an adapter's response judged in process is not judged again when its span ends. */
   private readonly modelJudgements = new WeakMap<SpanShape, ModelJudgement>();
+  /** Per run: model calls in progress whose responses the guard records itself. */
+  private readonly recordedCalls = new Map<string, number>();
   private readonly onDetection: ((d: Detection) => void) | undefined;
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
@@ -432,8 +441,20 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const turn = readModelTurn(span.attributes);
     if (!turn) return;
     const runKey = this.runKeyOf(span);
-    if (runKey === undefined) return;
+    if (runKey === undefined || this.recordedCalls.has(runKey)) return;
     this.recordModelTurn(span, runKey, turn);
+  }
+
+  beginModelCall(runKey: string): () => void {
+    this.recordedCalls.set(runKey, (this.recordedCalls.get(runKey) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
+      if (left > 0) this.recordedCalls.set(runKey, left);
+      else this.recordedCalls.delete(runKey);
+    };
   }
 
   recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {

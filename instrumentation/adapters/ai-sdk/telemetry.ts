@@ -159,11 +159,18 @@ export class LoopguardAiSdkTelemetry {
     const guard = this.guard();
     const run = this.runs.get(runId);
     // A run loopguard stopped (a model response, an earlier generation) makes no further model calls.
-    const stopped = run ? context.with(run.context, () => guard?.stoppedRunError()) : guard?.stoppedRunError();
+    const inRun = <T>(fn: () => T): T => (run ? context.with(run.context, fn) : fn());
+    const stopped = inRun(() => guard?.stoppedRunError());
     if (stopped) throw stopped;
     const span = activeModelSpan();
     if (span) this.modelSpans.set(runId, span);
-    return event.execute();
+    // The response is recorded from onLanguageModelCallEnd: an LLM client instrumentation's span inside the call is not counted again.
+    const end = inRun(() => guard?.beginModelCall());
+    try {
+      return await event.execute();
+    } finally {
+      end?.();
+    }
   }
 
   /** ai@7 hands this the prompt of the step's model call: the run's waiting message is added to it. */

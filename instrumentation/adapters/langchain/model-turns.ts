@@ -84,7 +84,14 @@ export function patchChatModels(moduleExports: ChatModelsModule, host: Host, cur
       if (stopped) throw stopped;
       const message = guard.takeModelMessage();
       const sent = message === undefined ? messages : messages.map((list) => [...list, { role: 'user', content: message }]);
-      const result = await original.call(this, sent, options, callbacks);
+      // An LLM client instrumentation's span inside the call (the OpenAI SDK's under ChatOpenAI) is not counted again.
+      const end = guard.beginModelCall();
+      let result: LLMResultLike;
+      try {
+        result = await original.call(this, sent, options, callbacks);
+      } finally {
+        end();
+      }
       for (const list of result?.generations ?? []) {
         const generation = list?.[0];
         if (generation) await guard.recordModelResponse(modelResponseOf(generation), { attributes: FRAMEWORK });

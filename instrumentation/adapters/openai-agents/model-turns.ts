@@ -100,7 +100,15 @@ export function guardModel(model: unknown, currentGuard: () => ToolCallGuard | u
   target.getResponse = async function loopguardGetResponse(this: unknown, request: RequestLike): Promise<ResponseLike> {
     const guard = currentGuard();
     if (!guard) return getResponse.call(this, request);
-    const response = await getResponse.call(this, requestFor(guard, request));
+    const sent = requestFor(guard, request);
+    // An LLM client instrumentation's span inside the call (the OpenAI SDK's) is not counted again.
+    const end = guard.beginModelCall();
+    let response: ResponseLike;
+    try {
+      response = await getResponse.call(this, sent);
+    } finally {
+      end();
+    }
     await record(guard, response);
     return response;
   } satisfies GetResponse;
@@ -109,9 +117,15 @@ export function guardModel(model: unknown, currentGuard: () => ToolCallGuard | u
   target.getStreamedResponse = async function* loopguardGetStreamedResponse(this: unknown, request: RequestLike) {
     const guard = currentGuard();
     if (!guard) return yield* getStreamedResponse.call(this, request);
-    for await (const event of getStreamedResponse.call(this, requestFor(guard, request))) {
-      if (event?.type === 'response_done') await record(guard, event.response);
-      yield event;
+    const sent = requestFor(guard, request);
+    const end = guard.beginModelCall();
+    try {
+      for await (const event of getStreamedResponse.call(this, sent)) {
+        if (event?.type === 'response_done') await record(guard, event.response);
+        yield event;
+      }
+    } finally {
+      end();
     }
   } satisfies GetStreamedResponse;
 }

@@ -18,6 +18,7 @@ export interface ToolCallGuard {
   /** Model turns seen in process (see instrumentation/model-turn.ts). */
   recordModelResponse(response: ModelResponse, info?: ModelResponseInfo): Promise<LoopBreakError | undefined>;
   takeModelMessage(): string | undefined;
+  beginModelCall(): () => void;
   stoppedRunError(): LoopBreakError | undefined;
 }
 
