@@ -15,6 +15,11 @@ function chatSpans(h: Harness) {
   return h.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
 }
 
+/** The chat span an LLM client instrumentation makes for one response. */
+function clientResponse(h: Harness, outputTokens: number): void {
+  h.provider.getTracer('llm-client').startSpan('chat m', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': outputTokens } }).end();
+}
+
 function root(h: Harness) {
   return h.spans().find((s) => s.parentSpanContext === undefined)!;
 }
@@ -59,6 +64,25 @@ describe('guard.recordModelResponse: model responses seen in process', () => {
     // 950 of 1000 once: a notice, not the break counting it twice would reach.
     expect(chatSpans(h)[0]!.events.map((e) => e.name)).toEqual(['loopguard.notice']);
     expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+
+  it('does not count again an LLM span of the run that ends while a recorded model call is in progress', async () => {
+    h = createHarness({ maxOutputTokens: 1_000 });
+    await h.guard.run('r', async () => {
+      const end = h.guard.beginModelCall();
+      clientResponse(h, 600);
+      end();
+      await h.guard.recordModelResponse({ outputTokens: 600, finishReason: 'stop' });
+    });
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+    await h.close();
+    // Outside a marked call, the same span counts: 1200 of 1000 stops the run.
+    h = createHarness({ maxOutputTokens: 1_000 });
+    await h.guard.run('r', async () => {
+      clientResponse(h, 600);
+      await h.guard.recordModelResponse({ outputTokens: 600, finishReason: 'stop' });
+    });
+    expect(root(h).attributes['loopguard.run.exit_reason']).toBe('budget');
   });
 
   it('hands the waiting message to the next model call once, and never with appendNudge: false', async () => {
