@@ -64,7 +64,7 @@ export class ModelTurns {
     const { host } = this.deps;
     const judged = host.errors.run('recording a model response failed', () => this.judge(response, info), undefined);
     if (!judged) return Promise.resolve(undefined);
-    return host.errors.runAsync('acting on a model verdict failed', () => this.act(judged), undefined, (err) => err instanceof LoopBreakError);
+    return host.errors.runAsync('acting on a model verdict failed', () => this.act(judged), undefined);
   }
 
   /** The message waiting for the active run's next model call (budget notice, truncation recovery, nudge), once. */
