@@ -437,9 +437,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
   private judgeModelTurn(span: SpanShape): void {
-    if (this.modelJudgements.has(span)) return;
     const turn = readModelTurn(span.attributes);
-    if (!turn) return;
+    if (!turn || this.modelJudgements.has(span)) return;
     const runKey = this.runKeyOf(span);
     if (runKey === undefined || this.recordedCalls.has(runKey)) return;
     this.recordModelTurn(span, runKey, turn);
