@@ -1,10 +1,10 @@
-import { Agent, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
-import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import { Agent, Runner, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
 import { OpenAIAgentsInstrumentation } from '../../../instrumentation/adapters/openai-agents/instrumentation.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { ScriptedWritingAgentsModel } from './support/agents-model.js';
-import { keepAsking, modelHarness, modelTurnAcceptance, type Driven, type Scenario } from './support/model-turns.js';
+import { expectKeepsWritingStoppedAtBudget, keepAsking, modelHarness, modelTurnAcceptance, SCENARIOS, type Driven, type Scenario } from './support/model-turns.js';
 
 let instrumentation: OpenAIAgentsInstrumentation;
 let h: Harness;
@@ -44,6 +44,15 @@ describe('OpenAI Agents SDK: model turns', () => {
   modelTurnAcceptance(() => {
     use();
     return { h, events, drive: driver(false) };
+  });
+
+  it('guards the models a runner\'s model provider resolves names to', async () => {
+    use();
+    const model = new ScriptedWritingAgentsModel(SCENARIOS.keepsWriting.turns);
+    const runner = new Runner({ modelProvider: { getModel: async () => model } });
+    const agent = new Agent({ name: 'writer', instructions: 'write', model: 'any-model-name' });
+    const error = await keepAsking(h, SCENARIOS.keepsWriting, async (input) => (await runner.run(agent, input as AgentInputItem[])).history);
+    expectKeepsWritingStoppedAtBudget(h, { error, prompts: model.prompts });
   });
 
   describe('streamed runs', () => {
