@@ -24,8 +24,10 @@ import { buildNudge } from '../src/nudge.js';
 import { captureAttribute, exportableArgsPreview, modelArgsPreview, resolveCapture, type CaptureOptions, type ResolvedCapture } from './capture.js';
 import { REGISTER_DEFAULTS } from './defaults.js';
 import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
+import { ModelTurns, type ModelResponse, type ModelResponseInfo } from './model-turn.js';
 
 export type { LoopAction } from './loop-action.js';
+export type { ModelResponse, ModelResponseInfo } from './model-turn.js';
 
 /** What `onLoop` receives. */
 export interface LoopEvent {
@@ -189,6 +191,7 @@ export class Guard {
   private readonly options: GuardOptions;
   private readonly capture: ResolvedCapture | undefined;
   private readonly lifecycle: ProviderLifecycle;
+  private readonly modelTurns: ModelTurns;
 
   constructor(tracer: Tracer, processor: GuardHost, options: GuardOptions, lifecycle: ProviderLifecycle) {
     this.tracer = tracer;
@@ -196,6 +199,13 @@ export class Guard {
     this.options = options;
     this.capture = resolveCapture(options.captureContent ?? REGISTER_DEFAULTS.captureContent);
     this.lifecycle = lifecycle;
+    this.modelTurns = new ModelTurns({
+      tracer,
+      host: processor,
+      capture: this.capture,
+      consult: (event) => this.consult(event),
+      deliver: options.appendNudge ?? REGISTER_DEFAULTS.appendNudge,
+    });
   }
 
   /**
@@ -337,6 +347,35 @@ export class Guard {
     const out: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(tools)) out[name] = this.wrapTool(name, fn);
     return out as { [K in keyof T]: GuardedTool<T[K]> };
+  }
+
+  /**
+   * Records a model response of the run the caller is in, as a framework
+   * adapter sees it: one LLM span judged by the model detectors, `onLoop`
+   * consulted on a verdict. Resolves to the LoopBreakError to fail the model
+   * call with when the response stopped the run.
+   */
+  recordModelResponse(response: ModelResponse, info?: ModelResponseInfo): Promise<LoopBreakError | undefined> {
+    return this.modelTurns.record(response, info);
+  }
+
+  /** The model-side message (budget notice, truncation recovery, nudge) waiting for the caller's run, handed out once; none with `appendNudge: false`. */
+  takeModelMessage(): string | undefined {
+    return this.modelTurns.takeMessage();
+  }
+
+  /**
+   * Marks a model call of the caller's run as one whose response will be
+   * recorded with `recordModelResponse`: LLM spans of the run that end before
+   * the returned function is called are not counted again.
+   */
+  beginModelCall(): () => void {
+    return this.modelTurns.beginCall();
+  }
+
+  /** The LoopBreakError a model call must fail with when loopguard has stopped the caller's run; undefined otherwise. */
+  stoppedRunError(): LoopBreakError | undefined {
+    return this.processor.errors.run('reading the run state failed', () => this.modelTurns.stopped(), undefined);
   }
 
   /** The verdict of the run the caller is in (or of `runKey`): what an agent checks to decide whether to go on. */

@@ -9,6 +9,8 @@ export {
   type GuardOptions,
   type LoopAction,
   type LoopEvent,
+  type ModelResponse,
+  type ModelResponseInfo,
   type NotExecutedResult,
   type OpenRun,
   type RunHandle,

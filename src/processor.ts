@@ -8,8 +8,9 @@ import {
 } from '@opentelemetry/api';
 import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
-import { COMPLETION_GATE, LoopEngine, type PreVerdict, type RunVerdict } from './engine.js';
+import { COMPLETION_GATE, LoopEngine, MODEL_TOOL, type ModelDecision, type PreVerdict, type RunVerdict } from './engine.js';
 import { verifyMessage, type FinishAttempt } from './completion-gate.js';
+import type { ModelEvidence, ModelTurn } from './detectors/model-turns.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
 import { argumentsCutOff } from './cut-off-call.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
@@ -70,15 +71,33 @@ export interface GuardHost {
   finishAttempt(runKey: string, span: SpanShape | undefined): FinishAttempt;
   /** The framework's own turn limit ended the run (exit reason `max_turns`). */
   reachTurnLimit(runKey: string): void;
+  /** Records a model response seen in process on its LLM span (once per span) and judges it. */
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement;
+  /**
+   * A model call whose response the guard records itself is in progress in
+   * the run: LLM spans of the run that end meanwhile (another
+   * instrumentation's span of the same call) are not counted again. Call the
+   * returned function when the call is over.
+   */
+  beginModelCall(runKey: string): () => void;
 }
 
-/** A decision on one tool span, as the processor reports it. */
+/** A decision on one tool span or model response, as the processor reports it. */
 export interface Detection {
   runKey: string;
   traceId: string;
   spanId: string;
+  /** The tool of the call; `(model)` for a verdict on a model response. */
   tool: string;
+  /** For a model response, `evidence` is empty and `model` says what was found. */
   decision: Decision;
+  /** The evidence behind a verdict on a model response (`budget`, `diminishing-returns`, `truncation`, `repeated-answer`). */
+  model?: ModelEvidence;
+}
+
+/** What the processor decided on one model response, and the message for the model (a notice below warning), if any. */
+export interface ModelJudgement extends ModelDecision {
+  message: string | undefined;
 }
 
 /** Why a call was not executed: set by the wrapper before the span is evaluated. */
@@ -101,6 +120,8 @@ interface TraceState {
 
 /** LLM-span parents remembered per trace: a wrapper ends right after the span it wraps, so only the latest few matter. */
 const MODEL_PARENTS_KEPT = 16;
+
+const NO_MODEL_JUDGEMENT: ModelJudgement = Object.freeze({ level: undefined, evidence: undefined, message: undefined });
 
 function parentOf(span: SpanShape): string | undefined {
   return span.parentSpanContext?.spanId ?? span.parentSpanId;
@@ -139,6 +160,10 @@ export class LoopGuardSpanProcessor implements GuardHost {
   private readonly entries: CallEntries;
   private readonly traces = new Map<string, TraceState>();
   private readonly decisions = new WeakMap<SpanShape, Decision>();
+  /** LLM spans already judged: an adapter's response judged in process is not judged again when its span ends. */
+  private readonly modelJudgements = new WeakMap<SpanShape, ModelJudgement>();
+  /** Per run: model calls in progress whose responses the guard records itself. */
+  private readonly recordedCalls = new Map<string, number>();
   private readonly onDetection: ((d: Detection) => void) | undefined;
   private readonly detectionsCounter: Counter;
   private readonly stoppedCounter: Counter;
@@ -477,21 +502,45 @@ export class LoopGuardSpanProcessor implements GuardHost {
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
   private judgeModelTurn(span: SpanShape): void {
     const turn = readModelTurn(span.attributes);
-    if (!turn || this.wrapsCountedTurn(span)) return;
+    if (!turn || this.modelJudgements.has(span) || this.wrapsCountedTurn(span)) return;
     if (turn.computed) setAll(span, turn.computed);
     const runKey = this.runKeyOf(span);
-    if (runKey === undefined) return;
+    if (runKey === undefined || this.recordedCalls.has(runKey)) return;
+    this.recordModelTurn(span, runKey, turn);
+  }
+
+  beginModelCall(runKey: string): () => void {
+    this.recordedCalls.set(runKey, (this.recordedCalls.get(runKey) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
+      if (left > 0) this.recordedCalls.set(runKey, left);
+      else this.recordedCalls.delete(runKey);
+    };
+  }
+
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
+    const done = this.modelJudgements.get(span);
+    if (done) return done;
+    const judgement = this.errors.run('recording a model response failed', () => this.judgeModel(span, runKey, turn), NO_MODEL_JUDGEMENT);
+    this.modelJudgements.set(span, judgement);
+    return judgement;
+  }
+
+  private judgeModel(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.recordModel(runKey, turn);
     const e = decision.evidence;
     if (decision.level !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, decision.level);
-    if (e === undefined) return;
+    if (e === undefined) return { ...decision, message: undefined };
     const o = this.engine.options;
     const message = buildModelNudge({ level: decision.level, evidence: e, maxOutputTokens: e.budget, maxTruncations: o.maxTruncations });
     this.engine.setNotice(runKey, message);
     if (decision.level === undefined) {
       span.addEvent(sc.EVENT_LOOPGUARD_NOTICE, { [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector, [sc.ATTR_LOOPGUARD_COUNT]: Math.floor(e.score) });
-      return;
+      return { ...decision, message };
     }
     span.addEvent(sc.EVENT_LOOPGUARD_LOOP_DETECTED, {
       [sc.ATTR_LOOPGUARD_DETECTOR]: e.detector,
@@ -502,6 +551,13 @@ export class LoopGuardSpanProcessor implements GuardHost {
     });
     this.detectionsCounter.add(1, { [sc.METRIC_ATTR_DETECTOR]: e.detector, [sc.METRIC_ATTR_LEVEL]: decision.level });
     if (!wasStopped && decision.level === 'break') this.stoppedCounter.add(1, { [sc.METRIC_ATTR_REASON]: e.detector });
+    const onDetection = this.onDetection;
+    if (onDetection) {
+      const verdict: Decision = { step: this.engine.steps(runKey), level: decision.level, evidence: [], notify: true };
+      const detection: Detection = { runKey, traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, tool: MODEL_TOOL, decision: verdict, model: e };
+      this.errors.run('onDetection threw', () => onDetection(detection), undefined);
+    }
+    return { ...decision, message };
   }
 
   /**

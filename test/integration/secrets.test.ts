@@ -149,3 +149,34 @@ describe('no model output leaves the process', () => {
     for (const span of llm) expect(exportedText(span)).not.toContain(MODEL_SECRET);
   });
 });
+
+describe('no model output recorded by an adapter leaves the process', () => {
+  /** A long answer restated until it is a repeated answer and cut off until the run stops: every model-side message fires. */
+  const ANSWER = `Your account ${USER} was locked after the failed logins; the reset code mailed to you is ${RESULT}, and it expires in ten minutes, so use it soon.`;
+
+  async function repeatUntilStopped(h: Harness): Promise<unknown[]> {
+    const broke: unknown[] = [];
+    await h.guard.run('chat-7', async () => {
+      for (let i = 0; i < 3; i++) await h.guard.recordModelResponse({ outputTokens: 40, finishReason: 'stop', text: ANSWER });
+      for (let i = 0; i < 3; i++) broke.push(await h.guard.recordModelResponse({ outputTokens: 40, finishReason: 'length', text: ANSWER }));
+    });
+    return broke;
+  }
+
+  it('exports the response text of no model turn with content capture off, only its sketch', async () => {
+    const levels = new Set<string>();
+    h = createHarness({ onLoop: (e: LoopEvent) => void levels.add(`${e.detector}:${e.level}`) });
+    const broke = await repeatUntilStopped(h);
+    expect([...levels].sort()).toEqual(['repeated-answer:warning', 'truncation:break', 'truncation:warning']);
+    const text = await exported(h);
+    expect(text).toContain('loopguard.output.sketch');
+    for (const secret of [USER, RESULT]) expect(text).not.toContain(secret);
+    expect(String((broke.at(-1) as Error).message)).not.toContain(USER);
+  });
+
+  it('exports the response text only when capture is on', async () => {
+    h = createHarness({ captureContent: true });
+    await repeatUntilStopped(h);
+    expect(await exported(h)).toContain(USER);
+  });
+});

@@ -118,7 +118,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
     const replacements = {
       generateText: wrapGenerateText(generateText as never, stepCountIs, currentGuard),
-      streamText: wrapStreamText(streamText as never, stepCountIs),
+      streamText: wrapStreamText(streamText as never, stepCountIs, currentGuard),
       // Conditions made through the module remember their limit: a run they end with tool calls pending is max_turns.
       stepCountIs: rememberingStepCountIs(stepCountIs),
     };
@@ -142,7 +142,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const proto = moduleExports.ToolLoopAgent?.prototype;
     const stepCountIs = moduleExports.stepCountIs;
     if (!proto || typeof stepCountIs !== 'function') return;
-    if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs) as never);
+    if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs, currentGuard) as never);
     if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never, currentGuard) as never);
   }
 }

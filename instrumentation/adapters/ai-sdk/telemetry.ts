@@ -5,6 +5,8 @@ import { guardToolSet } from './v6-tools.js';
 import { context } from '@opentelemetry/api';
 import type { OpenRun } from '../../guard.js';
 import { openAutoRun } from '../shared/auto-run.js';
+import { activeModelSpan, deliverToPrompt, recordModelCall } from './model-turns.js';
+import type { Span } from '@opentelemetry/api';
 
 interface ToolCallEvent {
   callId?: string;
@@ -46,6 +48,8 @@ export class LoopguardAiSdkTelemetry {
   private readonly deciding = new Map<string, Set<Promise<void>>>();
   /** Per generation called outside any run: the run it opened by itself, ended with the generation. */
   private readonly runs = new Map<string, OpenRun>();
+  /** Per generation (ai@7): the framework's LLM span open around its latest model call, if a tracing integration made one. */
+  private readonly modelSpans = new Map<string, Span>();
 
   constructor(private readonly guard: () => ToolCallGuard | undefined) {
     // ai@6 calls integration hooks unbound.
@@ -56,6 +60,9 @@ export class LoopguardAiSdkTelemetry {
     this.onEnd = this.onEnd.bind(this);
     this.onError = this.onError.bind(this);
     this.onAbort = this.onAbort.bind(this);
+    this.onStepStart = this.onStepStart.bind(this);
+    this.onLanguageModelCallEnd = this.onLanguageModelCallEnd.bind(this);
+    this.onStepFinish = this.onStepFinish.bind(this);
   }
 
   onStart(event: { callId?: unknown; tools?: unknown }): void {
@@ -149,7 +156,46 @@ export class LoopguardAiSdkTelemetry {
     if (pending && pending.size > 0) await Promise.all(pending);
     const broken = this.breaks.get(runId);
     if (broken) throw broken;
-    return event.execute();
+    const guard = this.guard();
+    const run = this.runs.get(runId);
+    // A run loopguard stopped (a model response, an earlier generation) makes no further model calls.
+    const inRun = <T>(fn: () => T): T => (run ? context.with(run.context, fn) : fn());
+    const stopped = inRun(() => guard?.stoppedRunError());
+    if (stopped) throw stopped;
+    const span = activeModelSpan();
+    if (span) this.modelSpans.set(runId, span);
+    // The response is recorded from onLanguageModelCallEnd: an LLM client instrumentation's span inside the call is not counted again.
+    const end = inRun(() => guard?.beginModelCall());
+    try {
+      return await event.execute();
+    } finally {
+      end?.();
+    }
+  }
+
+  /** ai@7 hands this the prompt of the step's model call: the run's waiting message is added to it. */
+  onStepStart(event: { promptMessages?: unknown }): void {
+    deliverToPrompt(this.guard(), event);
+  }
+
+  /** ai@7: each model call's response. The recording is synchronous up to the span, so a tracing integration's LLM span is still open. */
+  async onLanguageModelCallEnd(event: { callId?: string }): Promise<void> {
+    const guard = this.guard();
+    const runId = event?.callId;
+    if (!guard || runId === undefined) return;
+    const span = this.modelSpans.get(runId);
+    this.modelSpans.delete(runId);
+    const run = this.runOf(runId, guard);
+    const record = () => recordModelCall(guard, event, span);
+    const broken = await (run ? context.with(run.context, record) : record());
+    if (broken) this.breaks.set(runId, broken);
+  }
+
+  /** ai@6 reports model responses per step (ai@7 events carry a call id and are read from onLanguageModelCallEnd). */
+  async onStepFinish(event: { callId?: unknown }): Promise<void> {
+    const guard = this.guard();
+    if (!guard || event?.callId !== undefined) return;
+    await recordModelCall(guard, event, undefined);
   }
 
   onEnd(event: { callId?: string }): void {
@@ -193,6 +239,7 @@ export class LoopguardAiSdkTelemetry {
     this.breaks.delete(callId);
     this.runs.get(callId)?.end(error ?? broken);
     this.runs.delete(callId);
+    this.modelSpans.delete(callId);
     for (const [key, { deliver }] of this.outputs) {
       if (!key.startsWith(`${callId}\u0000`)) continue;
       // A generation that ended without reporting a tool's output: finish the guard's span anyway.

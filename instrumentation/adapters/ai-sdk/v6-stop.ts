@@ -2,6 +2,7 @@ import { withAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { loopBreakIn, stopOnLoopBreak } from './v6-tools.js';
 import { gatedGeneration, stepLimitsOf } from './completion-gate.js';
+import { prepareStepWithModelTurns } from './model-turns.js';
 
 /**
  * ai@6 turns a tool's LoopBreakError into a `tool-error` part and goes on
@@ -44,7 +45,7 @@ export function wrapGenerateText(original: (options: CallOptions) => Promise<{ s
     return withAutoRun(guard(), 'generateText', {}, () =>
       // generateText's own default is stepCountIs(1): a single step, not a turn limit.
       gatedGeneration(guard(), options, stepLimitsOf(options?.stopWhen), (o) =>
-        unlessBroken(original({ ...o, stopWhen: withBreakStop(o?.stopWhen, () => stepCountIs(1)) })),
+        unlessBroken(original({ ...o, stopWhen: withBreakStop(o?.stopWhen, () => stepCountIs(1)), prepareStep: prepareStepWithModelTurns(o?.prepareStep, guard) })),
       ),
     );
   };
@@ -57,17 +58,17 @@ export function stopsOnBreak(generateText: unknown): boolean {
   return typeof generateText === 'function' && stopWrappers.has(generateText);
 }
 
-export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs) {
+export function wrapStreamText(original: (options: CallOptions) => unknown, stepCountIs: StepCountIs, guard: CurrentGuard) {
   return function loopguardStreamText(options: CallOptions) {
-    return original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)) });
+    return original({ ...options, stopWhen: withBreakStop(options?.stopWhen, () => stepCountIs(1)), prepareStep: prepareStepWithModelTurns(options?.prepareStep, guard) });
   };
 }
 
-export function wrapPrepareCall(original: (this: unknown, options: unknown) => Promise<CallOptions>, stepCountIs: StepCountIs) {
+export function wrapPrepareCall(original: (this: unknown, options: unknown) => Promise<CallOptions>, stepCountIs: StepCountIs, guard: CurrentGuard) {
   return async function loopguardPrepareCall(this: unknown, options: unknown) {
     const call = await original.call(this, options);
     // ToolLoopAgent's own default is stepCountIs(20).
-    return { ...call, stopWhen: withBreakStop(call?.stopWhen, () => stepCountIs(20)) };
+    return { ...call, stopWhen: withBreakStop(call?.stopWhen, () => stepCountIs(20)), prepareStep: prepareStepWithModelTurns(call?.prepareStep, guard) };
   };
 }
 

@@ -13,11 +13,12 @@ import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { withModule } from '../shared/load.js';
 import { patchGraphs, unpatchGraphs, type GraphLike } from './graph-runs.js';
+import { CHAT_MODELS_MODULE, patchChatModels, unpatchChatModels, type ChatModelsModule } from './model-turns.js';
 
 const CORE_VERSIONS = ['>=0.3.0 <2'];
 const LANGGRAPH_VERSIONS = ['>=0.2.0 <2'];
 /** The modules whose ESM copies are patched without loader hooks. */
-export const LANGCHAIN_MODULES = ['@langchain/core/tools', '@langchain/langgraph/prebuilt', '@langchain/langgraph/pregel'] as const;
+export const LANGCHAIN_MODULES = ['@langchain/core/tools', '@langchain/langgraph/prebuilt', '@langchain/langgraph/pregel', CHAT_MODELS_MODULE] as const;
 
 type CallFn = (this: StructuredToolLike, arg: unknown, config?: unknown, tags?: unknown) => Promise<unknown>;
 type RunToolFn = (this: unknown, call: unknown, config: unknown, state?: unknown) => Promise<unknown>;
@@ -86,7 +87,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
   /** Settles when the ESM copies of the modules (if installed) are patched. */
   declare ready: Promise<void>;
   /** Copies patched outside the module hooks, which `disable()` must restore itself. */
-  declare private eager: { tools?: ToolsModule; toolNode?: ToolNodeModule; pregel?: PregelModule } | undefined;
+  declare private eager: { tools?: ToolsModule; toolNode?: ToolNodeModule; pregel?: PregelModule; chatModels?: ChatModelsModule } | undefined;
 
   constructor(config: LoopguardInstrumentationConfig) {
     super('loopguard-instrumentation-langchain', VERSION, config);
@@ -99,8 +100,10 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
       new InstrumentationNodeModuleFile(`@langchain/langgraph/dist/prebuilt/${file}`, LANGGRAPH_VERSIONS, (m: ToolNodeModule) => this.patchToolNode(m), (m?: ToolNodeModule) => this.unpatchToolNode(m));
     const pregel = (file: string) =>
       new InstrumentationNodeModuleFile(`@langchain/langgraph/dist/pregel/${file}`, LANGGRAPH_VERSIONS, (m: PregelModule) => patchGraphs(m, this, currentGuard), (m?: PregelModule) => unpatchGraphs(m, this));
+    const chatModels = (file: string) =>
+      new InstrumentationNodeModuleFile(`@langchain/core/dist/language_models/${file}`, CORE_VERSIONS, (m: ChatModelsModule) => patchChatModels(m, this, currentGuard), (m?: ChatModelsModule) => unpatchChatModels(m, this));
     return [
-      new InstrumentationNodeModuleDefinition('@langchain/core', CORE_VERSIONS, undefined, undefined, [tools('index.cjs'), tools('index.js')]),
+      new InstrumentationNodeModuleDefinition('@langchain/core', CORE_VERSIONS, undefined, undefined, [tools('index.cjs'), tools('index.js'), chatModels('chat_models.cjs'), chatModels('chat_models.js')]),
       new InstrumentationNodeModuleDefinition('@langchain/langgraph', LANGGRAPH_VERSIONS, undefined, undefined, [
         toolNode('tool_node.cjs'),
         toolNode('tool_node.js'),
@@ -122,6 +125,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
     this.unpatchTools(this.eager?.tools);
     this.unpatchToolNode(this.eager?.toolNode);
     unpatchGraphs(this.eager?.pregel, this);
+    unpatchChatModels(this.eager?.chatModels, this);
     this.eager = undefined;
   }
 
@@ -146,7 +150,7 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
   /** Each module is patched as soon as it is loaded (synchronously when preloaded), independently of the other. */
   private patchLoadedEsm(): Promise<void> {
     this.eager = {};
-    const [tools, prebuilt, pregel] = LANGCHAIN_MODULES;
+    const [tools, prebuilt, pregel, chatModels] = LANGCHAIN_MODULES;
     return Promise.all([
       withModule(tools, (m) => {
         if (this.isEnabled() && this.eager) this.eager.tools = this.patchTools(m as ToolsModule);
@@ -156,6 +160,9 @@ export class LangChainInstrumentation extends InstrumentationBase<LoopguardInstr
       }),
       withModule(pregel, (m) => {
         if (this.isEnabled() && this.eager) this.eager.pregel = patchGraphs(m as PregelModule, this, currentGuard);
+      }),
+      withModule(chatModels, (m) => {
+        if (this.isEnabled() && this.eager) this.eager.chatModels = patchChatModels(m as ChatModelsModule, this, currentGuard);
       }),
     ]).then(() => undefined);
   }

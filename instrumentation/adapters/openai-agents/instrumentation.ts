@@ -14,6 +14,7 @@ import { idOf, openAutoRun, withAutoRun } from '../shared/auto-run.js';
 import { context } from '@opentelemetry/api';
 import { gateInvocation } from '../shared/completion-gate.js';
 import { runnerInvocation } from './completion-gate.js';
+import { guardModel, guardModelProvider } from './model-turns.js';
 
 const AGENTS_VERSIONS = ['>=0.1.0 <2'];
 /** The module whose ESM copy is patched without loader hooks. */
@@ -26,7 +27,7 @@ interface FunctionToolLike {
   invoke?: unknown;
 }
 type GetAllToolsFn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
-type RunFn = (this: { config?: { groupId?: unknown } }, agent: { name?: unknown }, input: unknown, options?: RunOptionsLike) => Promise<unknown>;
+type RunFn = (this: { config?: { groupId?: unknown; modelProvider?: unknown } }, agent: { name?: unknown }, input: unknown, options?: RunOptionsLike) => Promise<unknown>;
 interface RunOptionsLike {
   stream?: unknown;
   conversationId?: unknown;
@@ -41,6 +42,7 @@ interface AgentModule {
 const ORIGINAL_INVOKE = Symbol.for('loopguard.openai-agents.originalInvoke');
 
 const instances = new EnabledInstances<OpenAIAgentsInstrumentation>();
+const currentGuard = () => instances.current?.guard();
 
 function callIdOf(details: unknown): string | undefined {
   const id = (details as { toolCall?: { callId?: unknown } } | undefined)?.toolCall?.callId;
@@ -112,8 +114,9 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase<LoopguardIn
  * id when there is one. A streamed run ends when its stream completes.
  */
 function wrapRun(original: RunFn): RunFn {
-  return function loopguardRun(this: { config?: { groupId?: unknown } }, agent, input, options): Promise<unknown> {
+  return function loopguardRun(this: { config?: { groupId?: unknown; modelProvider?: unknown } }, agent, input, options): Promise<unknown> {
     const guard = instances.current?.guard();
+    guardModelProvider(this?.config?.modelProvider, currentGuard);
     const name = idOf(agent?.name) ?? 'agent';
     const conversationId = idOf(options?.conversationId) ?? idOf(this?.config?.groupId);
     const runOptions = { agentName: name, ...(conversationId ? { conversationId } : {}) };
@@ -145,6 +148,8 @@ function unwrapBreak(err: unknown): never {
 
 function wrapGetAllTools(original: GetAllToolsFn): GetAllToolsFn {
   return async function loopguardGetAllTools(this: unknown, ...args: unknown[]): Promise<unknown> {
+    // Called as each turn is prepared: the agent's own model object is guarded before the turn's model call.
+    guardModel((this as { model?: unknown } | undefined)?.model, currentGuard);
     const tools = await original.apply(this, args);
     if (Array.isArray(tools)) for (const tool of tools) guardFunctionTool(tool as FunctionToolLike);
     return tools;

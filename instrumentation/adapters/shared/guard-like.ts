@@ -2,7 +2,8 @@ import { trace } from '@opentelemetry/api';
 import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
-import type { OpenRun, RunOptions } from '../../guard.js';
+import type { LoopBreakError } from '../../../src/breaker.js';
+import type { ModelResponse, ModelResponseInfo, OpenRun, RunOptions } from '../../guard.js';
 
 /** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
 export interface ToolCallGuard {
@@ -18,6 +19,11 @@ export interface ToolCallGuard {
   finishGate?(): Promise<string | undefined>;
   /** The framework's own turn limit ended the active run. */
   reachTurnLimit?(): void;
+  /** Model turns seen in process (see instrumentation/model-turn.ts). */
+  recordModelResponse(response: ModelResponse, info?: ModelResponseInfo): Promise<LoopBreakError | undefined>;
+  takeModelMessage(): string | undefined;
+  beginModelCall(): () => void;
+  stoppedRunError(): LoopBreakError | undefined;
 }
 
 export interface LoopguardInstrumentationConfig extends InstrumentationConfig {

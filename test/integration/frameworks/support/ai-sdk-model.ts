@@ -1,3 +1,5 @@
+import { convertArrayToReadableStream } from 'ai/test';
+import type { ScriptedTurn } from './model-turns.js';
 import type { ScriptedCall } from './trajectory.js';
 
 const usage = {
@@ -27,4 +29,36 @@ export function scriptedDoGenerate(calls: ScriptedCall[], finalText = 'done') {
 export function answersFor(calls: ScriptedCall[]): (query: string) => string {
   const answers = new Map(calls.map((c) => [String(c.args.query), c.result]));
   return (query) => answers.get(query) ?? 'nothing';
+}
+
+function turnResult(t: ScriptedTurn) {
+  return {
+    finishReason: { unified: t.finishReason, raw: t.finishReason },
+    usage: { inputTokens: usage.inputTokens, outputTokens: { total: t.outputTokens, text: t.outputTokens, reasoning: undefined } },
+  };
+}
+
+/** A `doGenerate` for MockLanguageModelV3/V4 answering with one scripted text response per model call. */
+export function turnsDoGenerate(turns: ScriptedTurn[]) {
+  let turn = 0;
+  return async () => {
+    const t = turns[turn++]!;
+    return { content: [{ type: 'text' as const, text: t.text }], ...turnResult(t), warnings: [] };
+  };
+}
+
+/** The same responses streamed, for `doStream`. */
+export function turnsDoStream(turns: ScriptedTurn[]) {
+  let turn = 0;
+  return async () => {
+    const t = turns[turn++]!;
+    const parts = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: t.text },
+      { type: 'text-end', id: 't' },
+      { type: 'finish', ...turnResult(t) },
+    ];
+    return { stream: convertArrayToReadableStream(parts) };
+  };
 }

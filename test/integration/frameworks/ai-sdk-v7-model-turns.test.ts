@@ -1,0 +1,73 @@
+import { OpenTelemetry } from '@ai-sdk/otel';
+import { generateText, streamText, type ModelMessage } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LoopEvent } from '../../../instrumentation/index.js';
+import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import { turnsDoGenerate, turnsDoStream } from './support/ai-sdk-model.js';
+import { expectKeepsWritingStoppedAtBudget, llmSpans, keepAsking, modelHarness, modelTurnAcceptance, SCENARIOS, type Driven, type Scenario } from './support/model-turns.js';
+
+let instrumentation: AiSdkInstrumentation;
+let h: Harness;
+let events: LoopEvent[];
+
+beforeAll(async () => {
+  instrumentation = new AiSdkInstrumentation({ guard: createHarness().guard, aiModules: [] });
+  await instrumentation.ready;
+});
+afterAll(() => instrumentation.disable());
+afterEach(() => h.close());
+
+function use() {
+  ({ h, events } = modelHarness());
+  instrumentation.setConfig({ guard: h.guard, aiModules: [] });
+}
+
+/** generateText called again after each answer, asking to continue. */
+async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): Promise<Driven> {
+  const model = new MockLanguageModelV4({ doGenerate: turnsDoGenerate(scenario.turns) as never });
+  const error = await keepAsking(h, scenario, async (messages) => {
+    const result = (await generateText({ model, messages: messages as ModelMessage[], ...extra } as never)) as { response: { messages: ModelMessage[] } };
+    return [...messages, ...result.response.messages];
+  });
+  return { error, prompts: model.doGenerateCalls.map((c) => JSON.stringify(c.prompt)) };
+}
+
+/** streamText called again after each answer, its stream read to the end. */
+async function driveStream(scenario: Scenario): Promise<Driven> {
+  const model = new MockLanguageModelV4({ doStream: turnsDoStream(scenario.turns) as never });
+  const error = await keepAsking(h, scenario, async (messages) => {
+    let failed: unknown;
+    const result = streamText({ model, messages: messages as ModelMessage[], onError: ({ error }: { error: unknown }) => void (failed = error) } as never) as unknown as {
+      consumeStream(): Promise<void>;
+      response: Promise<{ messages: ModelMessage[] }>;
+    };
+    await result.consumeStream();
+    if (failed !== undefined) throw failed;
+    return [...messages, ...(await result.response).messages];
+  });
+  return { error, prompts: model.doStreamCalls.map((c) => JSON.stringify(c.prompt)) };
+}
+
+describe('AI SDK 7 (messages through the step prompt): model turns', () => {
+  modelTurnAcceptance(() => {
+    use();
+    return { h, events, drive };
+  });
+
+  describe('streamText', () => {
+    modelTurnAcceptance(() => {
+      use();
+      return { h, events, drive: driveStream };
+    });
+  });
+
+  it('with @ai-sdk/otel registered, its chat span carries the response once (no second span)', async () => {
+    use();
+    const otel = new OpenTelemetry({ tracer: h.provider.getTracer('ai') });
+    const driven = await drive(SCENARIOS.keepsWriting, { telemetry: { integrations: [instrumentation.integration(), otel] } });
+    expectKeepsWritingStoppedAtBudget(h, driven);
+    expect(llmSpans(h).every((s) => s.instrumentationScope.name === 'ai')).toBe(true);
+  });
+});
