@@ -272,6 +272,25 @@ describe('no-progress with filler', () => {
     const calls = times(8, (i) => (i % 2 ? { tool: 'get_order', args: 'A-1', result: 'processing' } : { tool: 'send', args: `msg ${i}`, result: `sent ${i}` }));
     expect(feed(calls).firstWarning).toBeNull();
   });
+
+  describe('a lookup that found nothing, asked again', () => {
+    const lookup = (name: string) => ({ tool: 'get_class', args: name, result: `Could not find class ${name}`, outcome: 'empty' as const });
+    const read = (n: number) => ({ tool: 'search_code', args: `order_by ${n}`, result: `Found ${n} snippets: models.py, options.py, ${n}`, informative: true });
+
+    it('counts it across reading other things and finding nothing elsewhere, then twice in a row', () => {
+      const r = feed([lookup('Gallery'), lookup('AddIndex'), read(1), lookup('Gallery'), lookup('Gallery')]);
+      expect(r.firstWarning).toBe(5);
+      expect(r.detectors[4]).toBe('no-progress');
+    });
+
+    it('stops counting at new work in between (an edit acknowledged as the shell acknowledges commands)', () => {
+      const shell = (command: string, result = '') => ({ tool: 'bash', args: command, result });
+      const edit = (n: number) => shell(`sed -i 's/Galery/Gallery/' models.py # hunk ${n}`);
+      const calls = [shell('touch notes.txt'), shell('cat models.py', 'class Galery(models.Model): ...'), lookup('Gallery')];
+      for (let n = 0; n < 4; n++) calls.push(edit(n), lookup('Gallery'));
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+  });
 });
 
 describe('the same answer to other words', () => {
