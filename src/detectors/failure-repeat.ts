@@ -1,6 +1,5 @@
-import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Detector } from './evidence.js';
-import { filler } from './interleaved.js';
+import { freshWorkBetween } from './interleaved.js';
 
 /**
  * `failure-repeat`: the same (or a near-same) call failing the same
@@ -44,21 +43,3 @@ export const failureRepeat: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, changed ? 'norm' : 'call', score + 1),
   });
 };
-
-/**
- * Is there new work between the calls `newer` and `older` steps ago? Work is
- * something that may have changed what the failing call meets: a new command
- * that answered with no news of its own (an edit, a `sed -i`), or a command
- * made before that now answered differently (`git bisect bad` checking out the
- * next commit). Reading something new (a file view, a search, the user's
- * reply) is information, not a fix; a search that found nothing, notes to
- * itself and failures are neither.
- */
-function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
-  for (let between = newer + 1; between < older; between++) {
-    const outcome = h.outcome(between);
-    if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
-    if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between)) return true;
-  }
-  return false;
-}

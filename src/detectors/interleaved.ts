@@ -13,27 +13,53 @@ export function filler(h: RunHistory, back: number): boolean {
 }
 
 /**
+ * Is there new work between the calls `newer` and `older` steps ago? Work is
+ * something that may have changed what a repeated call meets: a new command
+ * acknowledged the way its tool acknowledges commands (an edit, a `sed -i`
+ * answering what such commands answer), a command made before that now
+ * answered differently (`git bisect bad` checking out the next commit), or a
+ * wait. Reading something new (a file view, a search, the user's reply, a
+ * short computed value such as `299.0`) is information, not a fix; a search
+ * that found nothing, notes to itself and failures are neither.
+ */
+export function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
+  for (let between = newer + 1; between < older; between++) {
+    // Waiting lets what the call met change (a lock released, a file arrived): a retry after it is no resend.
+    if (h.spaced(between)) return true;
+    const outcome = h.outcome(between);
+    if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
+    if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between) && h.answeredBefore(between)) return true;
+  }
+  return false;
+}
+
+/**
  * `no-progress` with filler in between: the same call with the same result
  * again and again, separated only by calls that told the agent nothing new
  * (a "think" tool acknowledging each thought, a log call). Nothing between
  * the repeats moved, so they count as if back to back. A single new answer in
  * between is progress and ends the count.
+ *
+ * A lookup that found nothing, asked again, is held to what could change its
+ * answer instead: only new work in between (an edit, a wait) ends the count.
+ * Reading other things or finding nothing elsewhere meanwhile does not bring
+ * into being what was not there, so re-asking between other lookups, or a
+ * few times in a row after them, is no progress either.
  */
 export const interleavedNoProgress: Detector = (h, ctx, out) => {
   const outcome = h.outcome(0);
   if (outcome === 'error' || outcome === 'pending') return;
   const floor = ctx.floor('no-progress', h.toolId(0));
-  // The back-to-back case is the periodic detector's; this one needs filler in between.
-  if (h.exactRun(1) > 0 || h.earlierSameCalls() < floor - 1) return;
+  const nothingFound = outcome === 'empty';
+  // Repeats back to back and nothing else are the periodic detector's.
+  if ((!nothingFound && h.exactRun(1) > 0) || h.earlierSameCalls() < floor - 1) return;
   let calls = 1;
   let last = 0;
   let paced = h.spaced(0);
   for (let back = 1; back < h.size; back++) {
     if (!h.sameCall(0, back)) continue;
     if (!h.sameResult(0, back)) break;
-    let quiet = true;
-    for (let between = last + 1; between < back && quiet; between++) quiet = filler(h, between);
-    if (!quiet) break;
+    if (nothingFound ? freshWorkBetween(h, last, back) : !onlyFillerBetween(h, last, back)) break;
     calls++;
     last = back;
     paced &&= h.spaced(back);
@@ -41,7 +67,7 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
   // Filler that checks on a pending job by id (sleep, poll, sleep, poll), or repeats each made at a waiting pace
   // (a `sleep 90` between lock retries), mean the run is waiting.
   const tiers = pollsAJob(h, last) || paced ? 'pending-poll' : 'no-progress';
-  if (calls < ctx.floor(tiers, h.toolId(0))) return;
+  if (calls < ctx.floor(tiers, h.toolId(0)) || calls <= h.exactRun(1) + 1) return;
   out.push({
     detector: 'no-progress',
     tiers,
@@ -54,3 +80,8 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, 'call', calls + 1),
   });
 };
+
+function onlyFillerBetween(h: RunHistory, newer: number, older: number): boolean {
+  for (let between = newer + 1; between < older; between++) if (!filler(h, between)) return false;
+  return true;
+}

@@ -4,7 +4,8 @@ import { sameCallAgain, type Continuation, type Detector, type Evidence } from '
 
 /**
  * Repeats of one call (period 1) and cycles of period p ≥ 2 whose results
- * repeat too, on exact arguments and on normalised ones (`semantic-repeat`).
+ * repeat too, on exact arguments and on normalised ones (`semantic-repeat`);
+ * back to back, also on arguments near one another (see nearRepeats).
  * Reads the history's streaming periodicity counters, so it costs one pass
  * over the periods per call.
  *
@@ -37,6 +38,15 @@ export const periodic: Detector = (h, ctx, out) => {
       // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
       if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
     }
+    const near = nearRepeats(h);
+    if (near > norm1 + 1) {
+      // Arguments that are only near one another are weaker evidence than equal ones: one call less.
+      const tiers: TieredDetector = h.allSpaced(near - 1) ? 'pending-poll' : 'no-progress';
+      if (near - 1 >= ctx.floor(tiers, h.toolId(0))) {
+        out.push(evidence(h, 'semantic-repeat', tiers, 1, near - 1, near, 'norm'));
+        return;
+      }
+    }
   }
   for (let p = 2; p <= h.periods; p++) {
     const run = h.normRun(p);
@@ -61,6 +71,23 @@ export const periodic: Detector = (h, ctx, out) => {
 function sameTextThroughout(h: RunHistory, calls: number): boolean {
   for (let back = 1; back < calls; back++) if (!h.sameExactResult(0, back)) return false;
   return true;
+}
+
+/**
+ * Back-to-back calls near the latest one (a code cell re-run with cosmetic
+ * edits) that got its very answer, once one of them was resent unchanged:
+ * the agent is re-running one thing. A sweep over a parameter (one query per
+ * day) is near call after call too, but never sends a value twice.
+ */
+function nearRepeats(h: RunHistory): number {
+  if (h.outcome(0) !== 'ok') return 1;
+  let n = 1;
+  let resent = false;
+  while (n < h.size && h.similarCall(0, n) && h.outcome(n) === 'ok' && h.sameExactResult(0, n)) {
+    resent ||= h.sameCall(n - 1, n);
+    n++;
+  }
+  return resent ? n : 1;
 }
 
 /** Does the latest period hold a call made at a waiting pace (a sleep, a long poll, a check after a pause)? */

@@ -118,6 +118,37 @@ describe('semantic-repeat', () => {
   });
 });
 
+describe('near calls resent', () => {
+  // One computation, its code cell tidied between runs (a conditional written two ways), printing the same thing.
+  const cell = (tidy: boolean) => ({
+    language: 'python',
+    code: [
+      '# Work out the check digit of the padded identifier, weighting each digit by its position',
+      'identifier = "8200000".zfill(9)',
+      'weighted_sum = sum(int(digit) * (position + 1) for position, digit in enumerate(identifier))',
+      'remainder = weighted_sum % 11',
+      tidy ? "check_digit = 'X' if remainder == 10 else str(remainder)" : "if remainder == 10:\n    check_digit = 'X'\nelse:\n    check_digit = str(remainder)",
+      'print(check_digit)',
+    ].join('\n'),
+  });
+  const run = (tidy: boolean) => ({ tool: 'execute_code', argsValue: cell(tidy), result: 'exitcode: 0 (execution succeeded) Code output: X' });
+
+  it('reads a cell re-run with cosmetic edits as one call repeated, one call later than equal ones', () => {
+    const r = feed([run(true), run(true), run(false), run(false), run(false)]);
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('semantic-repeat');
+  });
+
+  it('leaves a sweep over a parameter alone: near call after call with one answer, but no value sent twice', () => {
+    const query = (day: number) => ({
+      tool: 'run_query',
+      argsValue: { sql: `SELECT COUNT(*) - COUNT(DISTINCT event_id) AS duplicated_events FROM raw.events WHERE event_date = '2026-11-${10 + day}'` },
+      result: '{"rows":[{"duplicated_events":0}]}',
+    });
+    expect(feed(times(10, query)).firstWarning).toBeNull();
+  });
+});
+
 describe('repeat', () => {
   it('flags a call made again and again between other steps, its results coming back', () => {
     // The steps in between report nothing new (the same acknowledgement), so nothing resets the count.
@@ -240,6 +271,25 @@ describe('no-progress with filler', () => {
   it('stops counting at a new answer in between', () => {
     const calls = times(8, (i) => (i % 2 ? { tool: 'get_order', args: 'A-1', result: 'processing' } : { tool: 'send', args: `msg ${i}`, result: `sent ${i}` }));
     expect(feed(calls).firstWarning).toBeNull();
+  });
+
+  describe('a lookup that found nothing, asked again', () => {
+    const lookup = (name: string) => ({ tool: 'get_class', args: name, result: `Could not find class ${name}`, outcome: 'empty' as const });
+    const read = (n: number) => ({ tool: 'search_code', args: `order_by ${n}`, result: `Found ${n} snippets: models.py, options.py, ${n}`, informative: true });
+
+    it('counts it across reading other things and finding nothing elsewhere, then twice in a row', () => {
+      const r = feed([lookup('Gallery'), lookup('AddIndex'), read(1), lookup('Gallery'), lookup('Gallery')]);
+      expect(r.firstWarning).toBe(5);
+      expect(r.detectors[4]).toBe('no-progress');
+    });
+
+    it('stops counting at new work in between (an edit acknowledged as the shell acknowledges commands)', () => {
+      const shell = (command: string, result = '') => ({ tool: 'bash', args: command, result });
+      const edit = (n: number) => shell(`sed -i 's/Galery/Gallery/' models.py # hunk ${n}`);
+      const calls = [shell('touch notes.txt'), shell('cat models.py', 'class Galery(models.Model): ...'), lookup('Gallery')];
+      for (let n = 0; n < 4; n++) calls.push(edit(n), lookup('Gallery'));
+      expect(feed(calls).firstWarning).toBeNull();
+    });
   });
 });
 
@@ -374,6 +424,20 @@ describe('failure-repeat', () => {
     const r = feed([fails, reply(1), fails, search(1), search(2), reply(2), fails]);
     expect(r.firstWarning).toBe(7);
     expect(r.detectors[6]).toBe('failure-repeat');
+  });
+
+  it('does not read a short computed value as a fix: only commands acknowledged as their tool acknowledges them are work', () => {
+    const think = (n: number) => ({ tool: 'think', args: `the amounts must add up, take ${n}`, result: '' });
+    const calculate = { tool: 'calculate', args: '158 + 141', result: '299.0' };
+    const r = feed([fails, think(1), fails, think(2), calculate, fails]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('failure-repeat');
+  });
+
+  it('gives an attempt of slack for a wait before it (a lock held by another run)', () => {
+    const sleep = { tool: 'bash', args: 'sleep 90', result: '', durationMs: 90_000 };
+    const apply = { tool: 'bash', args: 'terraform apply tfplan', result: 'Error acquiring the state lock', outcome: 'error' as const, failure: 'deterministic' as const };
+    expect(feed([apply, sleep, apply, sleep, apply, sleep, apply]).firstWarning).toBeNull();
   });
 
   it('ends the count when the call succeeds or fails another way', () => {

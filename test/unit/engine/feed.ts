@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { canonicalize, hashText, textSketch } from '../../../src/fingerprint/index.js';
+import { canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -17,6 +17,10 @@ export interface Call {
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
   text?: string;
   failure?: FailureKind;
+  /** The arguments as the processor sees them: hashed and sketched as it would (instead of `args` and `norm`). */
+  argsValue?: unknown;
+  /** How long the call took (a `sleep 90` lasts 90 000). */
+  durationMs?: number;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
@@ -25,10 +29,12 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
   const detectors: Array<string | undefined> = [];
   for (const c of calls) {
     const argsHash = hashText(`${c.tool}|${c.args ?? ''}`);
+    const fp = c.argsValue === undefined ? undefined : fingerprintArgs(c.argsValue);
     const d = engine.record('run', {
       tool: c.tool,
-      argsHash,
-      normArgsHash: c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`),
+      argsHash: fp?.argsHash ?? argsHash,
+      normArgsHash: fp?.normArgsHash ?? (c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`)),
+      argsSketch: fp?.argsSketch,
       resultHash: c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)),
       resultSketch: c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
       failure: c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
@@ -38,7 +44,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
       startMs: 0,
-      endMs: 0,
+      endMs: c.durationMs ?? 0,
     });
     levels.push(d.level);
     detectors.push(d.evidence[0]?.detector);
