@@ -15,7 +15,7 @@ import { argumentsCutOff } from './cut-off-call.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
 import { exitReason, isTurnLimitError } from './exit-reason.js';
 import type { HistoryEntry } from './history.js';
-import { readModelTurn } from './model-span.js';
+import { readModelTurn, type ModelResponse } from './model-span.js';
 import { buildModelNudge } from './nudge.js';
 import { InternalErrors } from './internal-errors.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
@@ -194,9 +194,10 @@ export class LoopGuardSpanProcessor implements GuardHost {
   onEnding(span: SpanShape): void {
     try {
       this.evaluate(span);
-      this.judgeModelTurn(span);
+      const turn = this.modelTurnOf(span);
+      if (turn) this.judgeModelTurn(span, turn);
       if (span.attributes[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] === true) this.gateFinalAnswer(span);
-      this.countTokens(span);
+      if (turn) this.countTokens(span, turn);
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
     } catch (err) {
@@ -475,9 +476,13 @@ export class LoopGuardSpanProcessor implements GuardHost {
   }
 
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
-  private judgeModelTurn(span: SpanShape): void {
+  /** The model response an LLM span records, once: undefined for other spans and for a span around one already counted. */
+  private modelTurnOf(span: SpanShape): ModelResponse | undefined {
     const turn = readModelTurn(span.attributes);
-    if (!turn || this.wrapsCountedTurn(span)) return;
+    return turn && !this.wrapsCountedTurn(span) ? turn : undefined;
+  }
+
+  private judgeModelTurn(span: SpanShape, turn: ModelResponse): void {
     if (turn.computed) setAll(span, turn.computed);
     const runKey = this.runKeyOf(span);
     if (runKey === undefined) return;
@@ -575,11 +580,13 @@ export class LoopGuardSpanProcessor implements GuardHost {
     this.runsEndedCounter.add(1, { [sc.METRIC_ATTR_REASON]: reason });
   }
 
-  private countTokens(span: SpanShape): void {
+  /**
+   * The total-token fuse counts each response once, from its LLM span:
+   * agent, step and chain spans repeat the sums of the responses under them.
+   */
+  private countTokens(span: SpanShape, turn: ModelResponse): void {
     if (this.engine.options.maxTokens === 0) return;
-    const input = span.attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS];
-    const output = span.attributes[sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS];
-    const tokens = (typeof input === 'number' ? input : 0) + (typeof output === 'number' ? output : 0);
+    const tokens = turn.inputTokens + turn.outputTokens;
     if (tokens === 0) return;
     const runKey = this.runKeyOf(span) ?? span.spanContext().traceId;
     this.engine.addTokens(runKey, tokens);
