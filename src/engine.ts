@@ -183,7 +183,7 @@ export class LoopEngine {
     h.push(toolId, entry);
     run.model?.acted();
     // A run whose checks are not recorded has no open failure: no verify message, no completed_unverified.
-    if (entry.subjects !== undefined && !entry.blocked && this.gateOn) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.outcome, entry.subjectsNamed === true);
+    if (entry.subjects !== undefined && !entry.blocked && this.gateOn) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.checkOutcome ?? entry.outcome, entry.subjectsNamed === true);
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
