@@ -2,6 +2,7 @@ import type { Continuation } from './detectors/index.js';
 import { argsShapeHash, classifyResult, errorDigest, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
+import { checkOutcome } from './completion-gate.js';
 import { saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -79,6 +80,8 @@ export class CallEntries {
     let informative = false;
     let sketch: string | undefined;
     let failure: FailureKind | undefined;
+    /** How the call went as a check, where the result says it apart from the outcome (an exit code). */
+    let checked: Outcome | undefined;
     /** What the failure says of itself, for telling "not there" from a failed check. */
     let said: (() => string | undefined) | undefined;
     if (end.kind === 'returned') {
@@ -87,8 +90,9 @@ export class CallEntries {
       informative = digest.informative;
       sketch = digest.sketch;
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
+      checked = checkOutcome(end.result);
       const result = end.result;
-      if (outcome === 'error') said = () => (typeof result === 'string' ? result : safeJson(result));
+      if ((checked ?? outcome) === 'error') said = () => (typeof result === 'string' ? result : safeJson(result));
     } else if (end.kind === 'failed') {
       const digest = errorDigest(end.errorType, end.message, call.hasArgs ? call.args : undefined, end.retryable);
       hash = digest.hash;
@@ -110,13 +114,14 @@ export class CallEntries {
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
     e.resultSketch = sketch;
     e.failure = failure;
-    e.subjects = this.subjects(runKey, call, outcome, said);
+    e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
+    e.checkOutcome = checked;
     return e;
   }
 
   /**
-   * The subjects the call checked; a failure that only says the thing is not
-   * there checks no service or file. Only failures, and successes while a
+   * The subjects the call checked (`outcome`: how the check went); a failure
+   * that only says the thing is not there checks no service or file. Only failures, and successes while a
    * failure is open, need them: most calls skip the inference.
    */
   private subjects(runKey: string, call: CallFacts, outcome: Outcome, said: (() => string | undefined) | undefined): readonly string[] | undefined {
@@ -167,6 +172,7 @@ export class CallEntries {
       resultSketch: undefined,
       failure: undefined,
       subjects: undefined,
+      checkOutcome: undefined,
     };
   }
 }

@@ -1,7 +1,7 @@
 import type { Level } from './types.js';
 
-/** Names of the detector families (DESIGN §3). They appear in `loopguard.detector`. */
-export type DetectorName =
+/** The tool-call detector families (DESIGN §3) and the fuses (`budget`): what tool-call evidence reports. */
+export type ToolDetectorName =
   | 'no-progress'
   | 'repeat'
   | 'ping-pong'
@@ -16,6 +16,13 @@ export type DetectorName =
   | 'same-answer'
   | 'budget';
 
+/** The model side's own detectors and the completion gate (docs/model-turns.md); the output-token fuse reports as `budget`. */
+export type ModelSideDetectorName = 'diminishing-returns' | 'truncation' | 'repeated-answer' | 'chanting' | 'completion-gate';
+
+/** Every name `loopguard.detector` takes; each is accepted by `disable`. */
+export type DetectorName = ToolDetectorName | ModelSideDetectorName;
+
+/** Every detector name, the tool side's first: what `disable` accepts and `loopguard.detector` says. */
 export const DETECTOR_NAMES: readonly DetectorName[] = [
   'no-progress',
   'repeat',
@@ -30,6 +37,11 @@ export const DETECTOR_NAMES: readonly DetectorName[] = [
   'pending-poll',
   'same-answer',
   'budget',
+  'diminishing-returns',
+  'truncation',
+  'repeated-answer',
+  'chanting',
+  'completion-gate',
 ];
 
 /**
@@ -50,7 +62,7 @@ export const PRESET_NAMES: readonly PresetName[] = ['conservative', 'balanced', 
  * exact family of the same period (`no-progress` for 1, `ping-pong` for 2,
  * `cycle` above), and `budget` has limits instead of tiers.
  */
-export type TieredDetector = Exclude<DetectorName, 'budget' | 'semantic-repeat'>;
+export type TieredDetector = Exclude<ToolDetectorName, 'budget' | 'semantic-repeat'>;
 export const TIERED_DETECTORS: readonly TieredDetector[] = [
   'no-progress',
   'repeat',

@@ -6,6 +6,7 @@ import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
 import type { Level } from './types.js';
+import type { DetectorName } from './config.js';
 
 /** Why a run was stopped. */
 export interface StopInfo {
@@ -89,7 +90,7 @@ function lowestActive(...tiers: number[]): number {
 /** What `last.tool` names when the verdict came from a model response. */
 export const MODEL_TOOL = '(model)';
 /** The detector name of the completion gate's warning. */
-export const COMPLETION_GATE = 'completion-gate';
+export const COMPLETION_GATE: DetectorName = 'completion-gate';
 const NO_EVIDENCE: Evidence[] = Object.freeze([]) as unknown as Evidence[];
 const TOUCH_GRANULARITY_MS = 1000;
 
@@ -112,6 +113,8 @@ export class LoopEngine {
   private readonly detectors: readonly Detector[];
   private readonly modelContext: ModelDetectorContext;
   private readonly modelEvidence: ModelEvidence[] = [];
+  /** `disable: ['completion-gate']` leaves it off. */
+  private readonly gateOn: boolean;
   private sweepCountdown = 0;
   /** Runs forgotten because of the cap or the idle TTL. */
   evictions = 0;
@@ -139,6 +142,7 @@ export class LoopEngine {
       chanting: options.maxChantingResponses > 0,
     };
     this.detectors = DETECTORS.filter((d) => d.reports.some((name) => !options.disabled.has(name))).map((d) => d.run);
+    this.gateOn = !options.disabled.has(COMPLETION_GATE);
   }
 
   get activeRuns(): number {
@@ -178,7 +182,8 @@ export class LoopEngine {
     const toolId = this.tools.id(entry.tool);
     h.push(toolId, entry);
     run.model?.acted();
-    if (entry.subjects !== undefined && !entry.blocked) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.outcome, entry.subjectsNamed === true);
+    // A run whose checks are not recorded has no open failure: no verify message, no completed_unverified.
+    if (entry.subjects !== undefined && !entry.blocked && this.gateOn) (run.gate ??= new CompletionGate()).record(entry.subjects, entry.checkOutcome ?? entry.outcome, entry.subjectsNamed === true);
     // A stopped run's later calls (refused in-process, or made anyway by a remote agent) stay at break, but the break was reported once.
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 

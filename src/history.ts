@@ -110,6 +110,8 @@ export interface HistoryEntry {
   failure?: FailureKind;
   /** What the call checked (src/subjects.ts), for the completion gate; not kept in the ring. */
   subjects?: readonly string[] | undefined;
+  /** How the check went, when the result says it otherwise than `outcome` (a command's exit code: checkOutcome); the completion gate's only. */
+  checkOutcome?: Outcome | undefined;
   /** The arguments the subjects came from are on the call's span (exported), so their names may be too. */
   subjectsNamed?: boolean;
 }

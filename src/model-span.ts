@@ -27,17 +27,22 @@ export function outputTextAttributes(text: string): Attributes {
   return attributes;
 }
 
+/** A model turn as read from its LLM span, with what the total-token fuse and the span need besides. */
+export type ModelResponse = ModelTurn & { inputTokens: number; computed?: Attributes };
+
 /**
  * The model response an LLM span records (GenAI, AI SDK, OpenInference or
  * Traceloop dialect: ./dialects/model), or undefined for any other span.
  * The text is known by what loopguard computed from it where it was seen,
  * or, when the user's instrumentation captured it, computed from it here
  * (`computed` then holds the attributes to add, so the span says it too).
+ * `inputTokens` is what the response was given, for the total-token fuse.
  */
-export function readModelTurn(attributes: Attributes): (ModelTurn & { computed?: Attributes }) | undefined {
+export function readModelTurn(attributes: Attributes): ModelResponse | undefined {
   const view = readModelSpan(attributes);
   if (view === undefined) return undefined;
   const turn = {
+    inputTokens: view.inputTokens ?? 0,
     outputTokens: view.outputTokens !== undefined && view.outputTokens > 0 ? view.outputTokens : 0,
     finishReason: view.finishReason?.toLowerCase(),
   };

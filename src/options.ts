@@ -44,7 +44,7 @@ export interface DetectionOptions {
   maxToolCalls?: number;
   /** Fuse: wall time per run in ms, from its first tool call; 0 turns it off. default 0 */
   maxRunMs?: number;
-  /** Fuse: gen_ai.usage.* tokens per run; 0 turns it off. default 0 */
+  /** Fuse: input + output tokens per run, each model response counted once from its LLM span (not from agent/chain spans summing them); 0 turns it off. default 0 */
   maxTokens?: number;
   /** Output tokens (`gen_ai.usage.output_tokens` of the run's LLM spans) per run; the model is told at `outputTokenNoticePercent`, the run stopped at the limit; 0 turns it off. default 0 */
   maxOutputTokens?: number;

@@ -97,6 +97,7 @@ export class Policy {
     if (evidence.length === 0) return NO_MODEL_JUDGEMENT;
     let best: ModelJudgement = NO_MODEL_JUDGEMENT;
     for (const e of evidence) {
+      if (this.options.disabled.has(e.detector)) continue;
       const rank = this.modelRank(e);
       if (rank > best.rank || best.top === undefined) best = { rank, top: e, tell: true };
     }

@@ -10,13 +10,13 @@ import { publicEvidence } from './breaker.js';
 import { readRunKey, readToolSpan, type ToolSpanView } from './dialects/index.js';
 import { COMPLETION_GATE, LoopEngine, MODEL_TOOL, type ModelDecision, type PreVerdict, type RunVerdict } from './engine.js';
 import { verifyMessage, type FinishAttempt } from './completion-gate.js';
-import type { ModelEvidence, ModelTurn } from './detectors/model-turns.js';
+import type { ModelEvidence } from './detectors/model-turns.js';
 import { CallEntries, type CallEnd, type CallFacts, type ResultClassifier } from './call-entry.js';
 import { argumentsCutOff } from './cut-off-call.js';
 import { fingerprintArgs, hashText, type FingerprintOptions } from './fingerprint/index.js';
 import { exitReason, isTurnLimitError } from './exit-reason.js';
 import type { HistoryEntry } from './history.js';
-import { readModelTurn } from './model-span.js';
+import { readModelTurn, type ModelResponse } from './model-span.js';
 import { buildModelNudge } from './nudge.js';
 import { InternalErrors } from './internal-errors.js';
 import { resolveDetectionOptions, type DetectionOptions } from './options.js';
@@ -72,7 +72,7 @@ export interface GuardHost {
   /** The framework's own turn limit ended the run (exit reason `max_turns`). */
   reachTurnLimit(runKey: string): void;
   /** Records a model response seen in process on its LLM span (once per span) and judges it. */
-  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement;
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelResponse): ModelJudgement;
   /**
    * A model call whose response the guard records itself is in progress in
    * the run: LLM spans of the run that end meanwhile (another
@@ -219,9 +219,9 @@ export class LoopGuardSpanProcessor implements GuardHost {
   onEnding(span: SpanShape): void {
     try {
       this.evaluate(span);
-      this.judgeModelTurn(span);
+      const turn = this.modelTurnOf(span);
+      if (turn) this.judgeModelTurn(span, turn);
       if (span.attributes[sc.ATTR_LOOPGUARD_RESPONSE_FINAL] === true) this.gateFinalAnswer(span);
-      this.countTokens(span);
       const state = this.traces.get(span.spanContext().traceId);
       if (state?.root === span) this.summarise(span, state);
     } catch (err) {
@@ -500,9 +500,13 @@ export class LoopGuardSpanProcessor implements GuardHost {
   }
 
   /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
-  private judgeModelTurn(span: SpanShape): void {
+  /** The model response an LLM span records, once: undefined for other spans and for a span around one already counted. */
+  private modelTurnOf(span: SpanShape): ModelResponse | undefined {
     const turn = readModelTurn(span.attributes);
-    if (!turn || this.modelJudgements.has(span) || this.wrapsCountedTurn(span)) return;
+    return turn && !this.modelJudgements.has(span) && !this.wrapsCountedTurn(span) ? turn : undefined;
+  }
+
+  private judgeModelTurn(span: SpanShape, turn: ModelResponse): void {
     if (turn.computed) setAll(span, turn.computed);
     const runKey = this.runKeyOf(span);
     if (runKey === undefined || this.recordedCalls.has(runKey)) return;
@@ -521,7 +525,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     };
   }
 
-  recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
+  recordModelTurn(span: SpanShape, runKey: string, turn: ModelResponse): ModelJudgement {
     const done = this.modelJudgements.get(span);
     if (done) return done;
     const judgement = this.errors.run('recording a model response failed', () => this.judgeModel(span, runKey, turn), NO_MODEL_JUDGEMENT);
@@ -529,7 +533,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return judgement;
   }
 
-  private judgeModel(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
+  private judgeModel(span: SpanShape, runKey: string, turn: ModelResponse): ModelJudgement {
+    this.countTokens(runKey, turn);
     const wasStopped = this.engine.isStopped(runKey) !== undefined;
     const decision = this.engine.recordModel(runKey, turn);
     const e = decision.evidence;
@@ -631,14 +636,15 @@ export class LoopGuardSpanProcessor implements GuardHost {
     this.runsEndedCounter.add(1, { [sc.METRIC_ATTR_REASON]: reason });
   }
 
-  private countTokens(span: SpanShape): void {
+  /**
+   * The total-token fuse counts each response once, from its LLM span:
+   * agent, step and chain spans repeat the sums of the responses under them.
+   */
+  /** The total-token fuse: each response counted once, where it is judged. */
+  private countTokens(runKey: string, turn: ModelResponse): void {
     if (this.engine.options.maxTokens === 0) return;
-    const input = span.attributes[sc.ATTR_GEN_AI_USAGE_INPUT_TOKENS];
-    const output = span.attributes[sc.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS];
-    const tokens = (typeof input === 'number' ? input : 0) + (typeof output === 'number' ? output : 0);
-    if (tokens === 0) return;
-    const runKey = this.runKeyOf(span) ?? span.spanContext().traceId;
-    this.engine.addTokens(runKey, tokens);
+    const tokens = turn.inputTokens + turn.outputTokens;
+    if (tokens > 0) this.engine.addTokens(runKey, tokens);
   }
 
   private warnOutsideRun(tool: string): void {

@@ -1,4 +1,4 @@
-import type { DetectorName, TieredDetector } from '../config.js';
+import type { TieredDetector, ToolDetectorName } from '../config.js';
 import type { RunHistory } from '../history.js';
 import type { FailureKind, Outcome } from '../types.js';
 
@@ -29,7 +29,7 @@ export interface Continuation {
 
 /** What a detector saw. Detectors report; only the policy decides. */
 export interface Evidence {
-  detector: DetectorName;
+  detector: ToolDetectorName;
   /** Which tier table applies. */
   tiers: TieredDetector | 'budget';
   /** The figure compared with the tiers: calls, periods (cycles), variants (same-error) or a fuse's use. */

@@ -1,4 +1,4 @@
-import type { DetectorName } from '../config.js';
+import type { ToolDetectorName } from '../config.js';
 import { budget } from './budget.js';
 import { interleavedNoProgress } from './interleaved.js';
 import type { Detector } from './evidence.js';
@@ -10,7 +10,7 @@ import { emptyStreak, pendingResubmit, retryStorm, sameError } from './streaks.j
 export type { Continuation, Detector, DetectorContext, Evidence } from './evidence.js';
 
 /** Every detector, with the family names it can report (to honour `disable`). */
-export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly DetectorName[] }> = [
+export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly ToolDetectorName[] }> = [
   { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat', 'same-answer'] },
   { run: repeat, reports: ['repeat'] },
   { run: interleavedNoProgress, reports: ['no-progress'] },

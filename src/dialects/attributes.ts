@@ -57,8 +57,10 @@ export const MCP_REQUEST_ID_DRAFT = 'mcp.request.id';
 export const GENAI_OPERATION_CHAT = 'chat';
 export const GENAI_OPERATION_TEXT_COMPLETION = 'text_completion';
 export const GENAI_OPERATION_GENERATE_CONTENT = 'generate_content';
+export const GENAI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const GENAI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
-/** The pre-1.27 GenAI name, still set by OpenLLMetry's instrumentations. */
+/** The pre-1.27 GenAI names, still set by OpenLLMetry's instrumentations. */
+export const GENAI_USAGE_PROMPT_TOKENS = 'gen_ai.usage.prompt_tokens';
 export const GENAI_USAGE_COMPLETION_TOKENS = 'gen_ai.usage.completion_tokens';
 export const GENAI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 /** `[{ role, parts: [{ type: 'text', content }] }]` as JSON text, when content capture is on. */
@@ -71,13 +73,16 @@ export const AI_SDK_MODEL_CALL_OPERATIONS: readonly string[] = [
   'ai.generateObject.doGenerate',
   'ai.streamObject.doStream',
 ];
-/** ai@5 and later; ai@4 named it `completionTokens`. */
+/** ai@5 and later; ai@4 named them `promptTokens` and `completionTokens`. */
+export const AI_SDK_USAGE_INPUT_TOKENS = 'ai.usage.inputTokens';
 export const AI_SDK_USAGE_OUTPUT_TOKENS = 'ai.usage.outputTokens';
+export const AI_SDK_USAGE_PROMPT_TOKENS = 'ai.usage.promptTokens';
 export const AI_SDK_USAGE_COMPLETION_TOKENS = 'ai.usage.completionTokens';
 export const AI_SDK_RESPONSE_FINISH_REASON = 'ai.response.finishReason';
 /** Dropped with `recordOutputs: false`. */
 export const AI_SDK_RESPONSE_TEXT = 'ai.response.text';
 export const OPENINFERENCE_SPAN_KIND_LLM = 'LLM';
+export const OPENINFERENCE_TOKEN_COUNT_PROMPT = 'llm.token_count.prompt';
 export const OPENINFERENCE_TOKEN_COUNT_COMPLETION = 'llm.token_count.completion';
 export const OPENINFERENCE_FINISH_REASON = 'llm.finish_reason';
 /** Flattened: `llm.output_messages.0.message.role`, `.message.content`, or `.message.contents.0.message_content.text`. */

@@ -1,4 +1,5 @@
-import { context, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { readFileSync } from 'node:fs';
+import { context, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopBreakError } from '../../instrumentation/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -368,6 +369,65 @@ describe('model turns: every LLM span dialect', () => {
     // Two responses in a row cut off: a warning, not the break four would be.
     expect(h.spans().filter((s) => s.attributes['loopguard.level'] !== undefined).map((s) => [s.name, s.attributes['loopguard.level']])).toEqual([['openai.chat', 'warning']]);
     expect(root(h).attributes['loopguard.run.exit_reason']).toBe('completed');
+  });
+});
+
+/** Attributes of the spans recorded from one real instrumentation run (test/unit/dialects/fixtures), by span name. */
+function recorded(file: string, fragment: string): Map<string, Attributes> {
+  const fixtures = JSON.parse(readFileSync(new URL(`../unit/dialects/fixtures/${file}`, import.meta.url), 'utf8')) as Array<{ source: string; span: { name: string; attributes: Attributes } }>;
+  return new Map(fixtures.filter((f) => f.source.includes(fragment)).map((f) => [f.span.name, f.span.attributes]));
+}
+
+describe('model turns: the total-token fuse (maxTokens) counts each response once', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  /** Spans nested as `names` lists them, outermost first, each with its recorded attributes. */
+  function nested(spans: Map<string, Attributes>, names: string[]): void {
+    const tracer = h.provider.getTracer('framework');
+    const open: Span[] = [];
+    for (const name of names) {
+      const parent = open.at(-1);
+      open.push(tracer.startSpan(name, { attributes: spans.get(name)! }, parent ? trace.setSpan(context.active(), parent) : context.active()));
+    }
+    for (const span of open.reverse()) span.end();
+  }
+
+  // One response of 1200 input + 4096 output tokens: 5296 of 6000 is a warning (88 %); counted twice it would be a break.
+  async function levelAfter(response: () => void): Promise<unknown> {
+    const tool = h.guard.wrapTool('read', (path: string) => `contents of ${path}`);
+    await h.guard.run('writer', async () => {
+      response();
+      await tool('a');
+    }).catch(() => undefined);
+    return h.toolSpans()[0]!.attributes['loopguard.level'];
+  }
+
+  it('AI SDK 7 with @ai-sdk/otel: usage on the chat span and again on the invoke_agent span around it', async () => {
+    h = createHarness({ maxTokens: 6_000 });
+    const spans = recorded('llm-ai-sdk-v7-otel.json', ' OpenTelemetry, defaults');
+    expect(await levelAfter(() => nested(spans, ['invoke_agent mock-model-id', 'step 1', 'chat mock-model-id']))).toBe('warning');
+  });
+
+  it('AI SDK 6 built-in telemetry: ai.usage.* on doGenerate and the generateText span around it', async () => {
+    h = createHarness({ maxTokens: 6_000 });
+    const spans = recorded('llm-ai-sdk-v6.json', 'telemetry full');
+    expect(await levelAfter(() => nested(spans, ['ai.generateText', 'ai.generateText.doGenerate']))).toBe('warning');
+  });
+
+  it('OpenInference: the LLM span\'s token counts, not a chain span carrying the same totals', async () => {
+    h = createHarness({ maxTokens: 6_000 });
+    const spans = recorded('llm-openinference-langchain.json', '');
+    const llm = spans.get('CutOffChatModel')!;
+    const totals = Object.fromEntries(Object.entries(llm).filter(([key]) => key.startsWith('llm.token_count.')));
+    spans.set('RunnableSequence', { 'openinference.span.kind': 'CHAIN', ...totals });
+    expect(await levelAfter(() => nested(spans, ['RunnableSequence', 'CutOffChatModel']))).toBe('warning');
+  });
+
+  it('counts nothing from agent spans alone', async () => {
+    h = createHarness({ maxTokens: 6_000 });
+    const spans = recorded('llm-ai-sdk-v7-otel.json', ' OpenTelemetry, defaults');
+    expect(await levelAfter(() => nested(spans, ['invoke_agent mock-model-id', 'step 1']))).toBeUndefined();
   });
 });
 

@@ -114,6 +114,19 @@ describe('CallEntries.build: subjects of checks', () => {
     expect(entries.build('r', facts({ command: 'pytest tests/a.py' }), failed('AssertionError: user not found')).subjects).toEqual(['test://tests/a.py']);
   });
 
+  it('reads a shell result\'s nonzero exit code as a failed check and zero as a passed one, leaving the outcome to the loop detectors', () => {
+    const { entries } = builder(false, () => undefined, false);
+    const pytest = facts({ command: 'python -m pytest tests/test_duration.py -q' });
+    const failing = entries.build('r', pytest, returned({ returncode: 1, output: 'F\n1 failed in 0.04s' }, 'ok'));
+    expect([failing.outcome, failing.checkOutcome, failing.subjects]).toEqual(['ok', 'error', ['test://tests/test_duration.py']]);
+    const passing = builder().entries.build('r', pytest, returned({ returncode: 0, output: '1 passed in 0.02s' }));
+    expect([passing.checkOutcome, passing.subjects]).toEqual(['ok', ['test://tests/test_duration.py']]);
+    expect(entries.build('r', facts({ command: 'curl -sf http://localhost:8080/health' }), returned({ exit_code: 7, output: 'curl: (7) Failed to connect' })).subjects).toEqual(['service://localhost:8080']);
+    // A failure that only says the file is not there checks no file, as a thrown one would.
+    expect(entries.build('r', facts({ path: 'cfg.yaml' }), returned({ exit_code: 1, output: 'cfg.yaml: No such file or directory' })).subjects).toBeUndefined();
+    expect(entries.build('r', facts({ command: 'ls' }), returned({ output: 'a b' })).checkOutcome).toBeUndefined();
+  });
+
   it("uses the tool's own rule, and reports one that throws instead of failing the call", () => {
     const { entries, caught } = builder(false, () => () => {
       throw new Error('bad rule');

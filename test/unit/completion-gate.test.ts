@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompletionGate, verifyMessage } from '../../src/completion-gate.js';
+import { checkOutcome, CompletionGate, verifyMessage } from '../../src/completion-gate.js';
 import { WHOLE_SUITE } from '../../src/subjects.js';
 
 describe('CompletionGate', () => {
@@ -54,6 +54,28 @@ describe('CompletionGate', () => {
     expect(named).toBe('service://db:5432');
     expect(hashed).toMatch(/^file:\/\/#[0-9a-f]{16}$/);
     expect(hashed).not.toContain('alice');
+  });
+});
+
+describe('checkOutcome', () => {
+  it('reads the exit code as coding agents spell it: nonzero failed, zero passed', () => {
+    expect(checkOutcome({ exit_code: 1, output: '1 failed, 12 passed' })).toBe('error');
+    expect(checkOutcome({ exitCode: 2, stdout: '', stderr: 'curl: (22) The requested URL returned error: 500' })).toBe('error');
+    expect(checkOutcome({ returncode: 0, output: '13 passed' })).toBe('ok');
+    expect(checkOutcome({ return_code: 0 })).toBe('ok');
+    expect(checkOutcome({ exit_status: 127, output: 'pytest: command not found' })).toBe('error');
+    expect(checkOutcome({ exitStatus: 0 })).toBe('ok');
+    expect(checkOutcome({ exit: 1, out: 'Tests: 1 failed, 212 passed' })).toBe('error');
+    expect(checkOutcome({ exit_code: -1, output: 'Command timed out' })).toBe('error');
+  });
+
+  it('reads nothing from results without an integer exit code', () => {
+    expect(checkOutcome('exit_code: 1')).toBeUndefined();
+    expect(checkOutcome({ exit_code: '1' })).toBeUndefined();
+    expect(checkOutcome({ exit_code: 1.5 })).toBeUndefined();
+    expect(checkOutcome({ status: 500, body: 'error' })).toBeUndefined();
+    expect(checkOutcome([{ exit_code: 1 }])).toBeUndefined();
+    expect(checkOutcome(null)).toBeUndefined();
   });
 });
 

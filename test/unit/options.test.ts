@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LoopGuardConfigError, resolveDetectionOptions } from '../../src/options.js';
-import { PRESETS } from '../../src/config.js';
+import { DETECTOR_NAMES, PRESETS } from '../../src/config.js';
 
 function rejects(input: unknown, option: string, mention: RegExp): void {
   let error: unknown;
@@ -31,6 +31,13 @@ describe('detection options', () => {
     const rule = (args: unknown) => String(args);
     const o = resolveDetectionOptions({ tools: { a: { subject: 'none' }, b: { subject: { kind: 'service', arg: 'target' } }, c: { subject: rule } } });
     expect([o.tools.a!.subject, o.tools.b!.subject, o.tools.c!.subject]).toEqual(['none', { kind: 'service', arg: 'target' }, rule]);
+  });
+
+  it('accepts every detector name in disable, the model side and the completion gate included', () => {
+    expect([...resolveDetectionOptions({ disable: [...DETECTOR_NAMES] }).disabled]).toEqual(DETECTOR_NAMES);
+    for (const name of ['diminishing-returns', 'truncation', 'repeated-answer', 'chanting', 'completion-gate'] as const) {
+      expect(resolveDetectionOptions({ disable: [name] }).disabled.has(name)).toBe(true);
+    }
   });
 
   it('names the option and the accepted values when it rejects one', () => {

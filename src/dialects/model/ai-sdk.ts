@@ -18,6 +18,7 @@ export function readAiSdkModelSpan(attributes: Attributes): ModelSpanView | unde
   const text = attributes[A.AI_SDK_RESPONSE_TEXT];
   return {
     dialect: 'ai-sdk',
+    inputTokens: readCount(attributes, A.AI_SDK_USAGE_INPUT_TOKENS, A.AI_SDK_USAGE_PROMPT_TOKENS, A.GENAI_USAGE_INPUT_TOKENS),
     outputTokens: readCount(attributes, A.AI_SDK_USAGE_OUTPUT_TOKENS, A.AI_SDK_USAGE_COMPLETION_TOKENS, A.GENAI_USAGE_OUTPUT_TOKENS),
     finishReason: firstReason(attributes[A.AI_SDK_RESPONSE_FINISH_REASON]) ?? firstReason(attributes[A.GENAI_RESPONSE_FINISH_REASONS]),
     text: typeof text === 'string' && text.length > 0 ? text : undefined,

@@ -16,6 +16,7 @@ export function readGenAiModelSpan(attributes: Attributes): ModelSpanView | unde
   if (!OPERATIONS.has(attributes[A.GENAI_OPERATION_NAME])) return undefined;
   return {
     dialect: 'genai',
+    inputTokens: readCount(attributes, A.GENAI_USAGE_INPUT_TOKENS, A.GENAI_USAGE_PROMPT_TOKENS),
     outputTokens: readCount(attributes, A.GENAI_USAGE_OUTPUT_TOKENS, A.GENAI_USAGE_COMPLETION_TOKENS),
     finishReason: firstReason(attributes[A.GENAI_RESPONSE_FINISH_REASONS]),
     text: outputMessagesText(attributes[A.GENAI_OUTPUT_MESSAGES]),

@@ -16,6 +16,7 @@ export function readOpenInferenceModelSpan(attributes: Attributes): ModelSpanVie
   const parts = whole.length > 0 ? whole : flattenedTexts(attributes, (j) => `${message(0)}.contents.${j}.message_content.text`, () => `${message(0)}.role`);
   return {
     dialect: 'openinference',
+    inputTokens: readCount(attributes, A.OPENINFERENCE_TOKEN_COUNT_PROMPT),
     outputTokens: readCount(attributes, A.OPENINFERENCE_TOKEN_COUNT_COMPLETION),
     finishReason: firstReason(attributes[A.OPENINFERENCE_FINISH_REASON]),
     text: joined(parts),

@@ -154,8 +154,8 @@ describe('model turns through the collector', () => {
 
 describe('the completion gate through the collector (it cannot ask: it records)', () => {
   /** A remote agent's run: a refused health check (and a passing re-check when `rechecked`), then the root ends. */
-  async function remoteRun(conversation: string, rechecked: boolean, rootError?: string): Promise<OtlpSpan> {
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }))] });
+  async function remoteRun(conversation: string, rechecked: boolean, rootError?: string, via: RunningCollector = collector): Promise<OtlpSpan> {
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${via.url}/v1/traces` }))] });
     const tracer = provider.getTracer('agent');
     const root = tracer.startSpan('invoke_agent deployer', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': conversation } });
     const ctx = trace.setSpan(ROOT_CONTEXT, root);
@@ -195,6 +195,20 @@ describe('the completion gate through the collector (it cannot ask: it records)'
   it('a failure re-checked green ends completed; a framework turn-limit error ends max_turns', async () => {
     expect(attr(await remoteRun('conv-verified', true), 'loopguard.run.exit_reason')).toBe('completed');
     expect(attr(await remoteRun('conv-max-turns', true, 'MaxTurnsExceededError'), 'loopguard.run.exit_reason')).toBe('max_turns');
+  });
+
+  it('is off with detection.disable [completion-gate]: the same run ends completed, with no unresolved failures', async () => {
+    const gateOff = await startCollector(
+      { listen: { host: '127.0.0.1', port: 0 }, forward: { endpoint: upstream.url }, batch: { intervalMs: 0 }, detection: { disable: ['completion-gate'] } },
+      { log: () => {} },
+    );
+    try {
+      const root = await remoteRun('conv-gate-off', false, undefined, gateOff);
+      expect(attr(root, 'loopguard.run.exit_reason')).toBe('completed');
+      expect(attr(root, 'loopguard.run.unresolved_failures')).toBeUndefined();
+    } finally {
+      await gateOff.close();
+    }
   });
 });
 

@@ -27,7 +27,7 @@ describe('LLM spans recorded from ai@6 (built-in telemetry)', () => {
 
   it('reads each provider call (doGenerate, doStream) as one response, and not the outer call that sums its steps', () => {
     const recorded = spans(fixtures, 'telemetry full');
-    const cutOff = { dialect: 'ai-sdk', outputTokens: 4096, finishReason: 'length', text: TEXT };
+    const cutOff = { dialect: 'ai-sdk', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: TEXT };
     expect(readModelSpan(recorded.get('ai.generateText.doGenerate')!.attributes)).toEqual(cutOff);
     expect(readModelSpan(recorded.get('ai.streamText.doStream')!.attributes)).toEqual(cutOff);
     expect(readModelSpan(recorded.get('ai.generateText')!.attributes)).toBeUndefined();
@@ -36,7 +36,7 @@ describe('LLM spans recorded from ai@6 (built-in telemetry)', () => {
 
   it('reads usage and finish reason without the text when outputs are not recorded', () => {
     const recorded = spans(fixtures, 'recordOutputs=false');
-    expect(readModelSpan(recorded.get('ai.generateText.doGenerate')!.attributes)).toEqual({ dialect: 'ai-sdk', outputTokens: 4096, finishReason: 'length', text: undefined });
+    expect(readModelSpan(recorded.get('ai.generateText.doGenerate')!.attributes)).toEqual({ dialect: 'ai-sdk', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: undefined });
   });
 });
 
@@ -46,18 +46,18 @@ describe('LLM spans recorded from ai@7 with @ai-sdk/otel', () => {
   it('reads the GenAI chat span, not the agent and step spans around it', () => {
     const recorded = spans(fixtures, ' OpenTelemetry, defaults');
     const chat = [...recorded].find(([name]) => name.startsWith('chat'))![1];
-    expect(readModelSpan(chat.attributes)).toEqual({ dialect: 'genai', outputTokens: 4096, finishReason: 'length', text: TEXT });
+    expect(readModelSpan(chat.attributes)).toEqual({ dialect: 'genai', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: TEXT });
     for (const [name, span] of recorded) if (!name.startsWith('chat')) expect(readModelSpan(span.attributes), name).toBeUndefined();
   });
 
   it('reads the chat span without output messages when outputs are not recorded', () => {
     const chat = [...spans(fixtures, ' OpenTelemetry, recordOutputs=false')].find(([name]) => name.startsWith('chat'))![1];
-    expect(readModelSpan(chat.attributes)).toEqual({ dialect: 'genai', outputTokens: 4096, finishReason: 'length', text: undefined });
+    expect(readModelSpan(chat.attributes)).toEqual({ dialect: 'genai', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: undefined });
   });
 
   it('reads the legacy ai.* names of LegacyOpenTelemetry like ai@6', () => {
     const recorded = spans(fixtures, 'LegacyOpenTelemetry');
-    expect(readModelSpan(recorded.get('ai.generateText.doGenerate')!.attributes)).toEqual({ dialect: 'ai-sdk', outputTokens: 4096, finishReason: 'length', text: TEXT });
+    expect(readModelSpan(recorded.get('ai.generateText.doGenerate')!.attributes)).toEqual({ dialect: 'ai-sdk', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: TEXT });
     expect(readModelSpan(recorded.get('ai.generateText')!.attributes)).toBeUndefined();
   });
 });
@@ -65,7 +65,7 @@ describe('LLM spans recorded from ai@7 with @ai-sdk/otel', () => {
 describe('LLM spans recorded from the OpenInference LangChain.js instrumentation', () => {
   it('reads the LLM span of a chat model: completion tokens, finish reason, the assistant message', () => {
     const [llm] = load('llm-openinference-langchain.json');
-    expect(readModelSpan(llm!.span.attributes)).toEqual({ dialect: 'openinference', outputTokens: 4096, finishReason: 'length', text: TEXT });
+    expect(readModelSpan(llm!.span.attributes)).toEqual({ dialect: 'openinference', inputTokens: 1200, outputTokens: 4096, finishReason: 'length', text: TEXT });
   });
 
   it('reads multi-part output messages, and leaves messages of other roles out', () => {
@@ -114,5 +114,8 @@ describe('readModelSpan', () => {
     expect(readModelSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': -3 })?.outputTokens).toBeUndefined();
     expect(readModelSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.output_tokens': '12' })?.outputTokens).toBeUndefined();
     expect(readModelSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.completion_tokens': 12 })?.outputTokens).toBe(12);
+    expect(readModelSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': -1 })?.inputTokens).toBeUndefined();
+    expect(readModelSpan({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.prompt_tokens': 30 })?.inputTokens).toBe(30);
+    expect(readModelSpan({ 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.promptTokens': 30 })?.inputTokens).toBe(30);
   });
 });

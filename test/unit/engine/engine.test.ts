@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { DetectorName } from '../../../src/config.js';
+import type { ModelTurn } from '../../../src/detectors/model-turns.js';
 import { LoopEngine } from '../../../src/engine.js';
 import { hashText } from '../../../src/fingerprint/index.js';
+import { outputSketch } from '../../../src/model-span.js';
 import { resolveDetectionOptions } from '../../../src/options.js';
 import { feed, times } from './feed.js';
 
@@ -127,5 +130,47 @@ describe('per-tool options and disabled detectors', () => {
     expect(feed(calls, { preset: 'aggressive' }).firstWarning).toBe(2);
     expect(feed(calls, { preset: 'balanced' }).firstWarning).toBe(3);
     expect(feed(calls, { preset: 'conservative' }).firstWarning).toBe(4);
+  });
+});
+
+describe('disable: the model side and the completion gate', () => {
+  const report = 'The deployment finished: every service answered its health check and the release notes are written up for the team.';
+  const chanting = { outputTokens: 900, finishReason: 'stop', chant: 20 };
+  /** Turns that each model-side detector stops a run on by default (the options it needs besides). */
+  const scenarios: Record<string, { options?: Parameters<typeof resolveDetectionOptions>[0]; turns: ModelTurn[] }> = {
+    truncation: { turns: Array.from({ length: 3 }, () => ({ outputTokens: 4_096, finishReason: 'length' })) },
+    'diminishing-returns': {
+      options: { maxOutputTokens: 100_000 },
+      turns: [2_000, 1_500, 1_000, 900, 300, 200].map((outputTokens) => ({ outputTokens, finishReason: 'stop' })),
+    },
+    'repeated-answer': { turns: Array.from({ length: 5 }, () => ({ outputTokens: 60, finishReason: 'stop', sketch: outputSketch(report) })) },
+    chanting: { turns: [chanting, chanting] },
+    budget: { options: { maxOutputTokens: 1_000 }, turns: [{ outputTokens: 2_000, finishReason: 'stop' }] },
+  };
+
+  const levels = (options: Parameters<typeof resolveDetectionOptions>[0], turns: ModelTurn[]) => {
+    const engine = new LoopEngine(resolveDetectionOptions(options));
+    return turns.map((turn) => engine.recordModel('r', turn)).map((d) => d.level ?? (d.evidence ? 'notice' : undefined));
+  };
+
+  for (const [name, { options = {}, turns }] of Object.entries(scenarios)) {
+    it(`${name}: stops the run by default, judges nothing when disabled, and leaves the other detectors on`, () => {
+      expect(levels(options, turns).at(-1)).toBe('break');
+      expect(levels({ ...options, disable: [name as DetectorName] }, turns)).toEqual(turns.map(() => undefined));
+      const other = name === 'truncation' ? 'chanting' : 'truncation';
+      expect(levels({ ...options, disable: [other] }, turns).at(-1)).toBe('break');
+    });
+  }
+
+  it('completion-gate: a failed check still open asks for verification by default; disabled, nothing is recorded or asked', () => {
+    const failed = { ...entry('bash', 'pytest tests/test_api.py', 'FAILED'), outcome: 'error' as const, subjects: ['test://tests/test_api.py'] };
+    const on = new LoopEngine(resolveDetectionOptions());
+    on.record('r', failed);
+    expect(on.finishAttempt('r')).toEqual({ ask: true, subjects: ['test://tests/test_api.py'] });
+    const off = new LoopEngine(resolveDetectionOptions({ disable: ['completion-gate'] }));
+    off.record('r', failed);
+    expect(off.finishAttempt('r')).toEqual({ ask: false, subjects: [] });
+    expect(off.hasOpenChecks('r')).toBe(false);
+    expect(off.exportedUnresolved('r')).toEqual([]);
   });
 });

@@ -23,10 +23,10 @@ describe('a replayed model turn', () => {
   });
 
   it('reads back as the same model turn the processor judges', () => {
-    expect(readModelTurn(modelTurnAttributes(step))).toEqual({ outputTokens: 42, finishReason: 'stop', sketch: outputSketch(text) });
+    expect(readModelTurn(modelTurnAttributes(step))).toEqual({ inputTokens: 900, outputTokens: 42, finishReason: 'stop', sketch: outputSketch(text) });
     const chant = `${text} ${'I will check the key again before I answer. '.repeat(20)}`;
     const chanting = readModelTurn(modelTurnAttributes({ ...step, text: chant }));
-    expect(chanting).toEqual({ outputTokens: 42, finishReason: 'stop', sketch: outputSketch(chant), chant: chantRepeats(chant) });
+    expect(chanting).toEqual({ inputTokens: 900, outputTokens: 42, finishReason: 'stop', sketch: outputSketch(chant), chant: chantRepeats(chant) });
     expect(chanting?.chant).toBeGreaterThanOrEqual(19);
   });
 
