@@ -80,6 +80,8 @@ export interface GuardHost {
    * returned function when the call is over.
    */
   beginModelCall(runKey: string): () => void;
+  /** Ends one mark of `beginModelCall` for a framework that reports the end of the call in another hook than the one that began it. */
+  endModelCall(runKey: string): void;
 }
 
 /** A decision on one tool span or model response, as the processor reports it. */
@@ -515,10 +517,14 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return () => {
       if (ended) return;
       ended = true;
-      const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
-      if (left > 0) this.recordedCalls.set(runKey, left);
-      else this.recordedCalls.delete(runKey);
+      this.endModelCall(runKey);
     };
+  }
+
+  endModelCall(runKey: string): void {
+    const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
+    if (left > 0) this.recordedCalls.set(runKey, left);
+    else this.recordedCalls.delete(runKey);
   }
 
   recordModelTurn(span: SpanShape, runKey: string, turn: ModelTurn): ModelJudgement {
@@ -608,6 +614,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const runKey = state.runKey ?? root.spanContext().traceId;
     const verdict = this.engine.verdict(runKey);
     this.traces.delete(root.spanContext().traceId);
+    // A model call that failed before its end was reported leaves its mark: it ends with the run.
+    this.recordedCalls.delete(runKey);
     if (!verdict) return;
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_TOOL_CALLS, verdict.toolCalls);
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_DETECTIONS, verdict.detections);

@@ -1,4 +1,4 @@
-import { OpenTelemetry } from '@ai-sdk/otel';
+import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { generateText, streamText, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -35,11 +35,11 @@ async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): P
 }
 
 /** streamText called again after each answer, its stream read to the end. */
-async function driveStream(scenario: Scenario): Promise<Driven> {
+async function driveStream(scenario: Scenario, extra: Record<string, unknown> = {}): Promise<Driven> {
   const model = new MockLanguageModelV4({ doStream: turnsDoStream(scenario.turns) as never });
   const error = await keepAsking(h, scenario, async (messages) => {
     let failed: unknown;
-    const result = streamText({ model, messages: messages as ModelMessage[], onError: ({ error }: { error: unknown }) => void (failed = error) } as never) as unknown as {
+    const result = streamText({ model, messages: messages as ModelMessage[], onError: ({ error }: { error: unknown }) => void (failed = error), ...extra } as never) as unknown as {
       consumeStream(): Promise<void>;
       response: Promise<{ messages: ModelMessage[] }>;
     };
@@ -69,5 +69,23 @@ describe('AI SDK 7 (messages through the step prompt): model turns', () => {
     const driven = await drive(SCENARIOS.keepsWriting, { telemetry: { integrations: [instrumentation.integration(), otel] } });
     expectKeepsWritingStoppedAtBudget(h, driven);
     expect(llmSpans(h).every((s) => s.instrumentationScope.name === 'ai')).toBe(true);
+  });
+
+  // A tracing integration's span of each model call besides loopguard's record of the response: counted once, in either order.
+  const tracings = {
+    '@ai-sdk/otel': () => new OpenTelemetry({ tracer: h.provider.getTracer('ai') }),
+    'LegacyOpenTelemetry (the ai.* spans)': () => new LegacyOpenTelemetry({ tracer: h.provider.getTracer('ai') }),
+  };
+  const drivers = { generateText: drive, streamText: driveStream };
+  describe.each(Object.keys(tracings) as (keyof typeof tracings)[])('with %s', (tracing) => {
+    describe.each(Object.keys(drivers) as (keyof typeof drivers)[])('%s', (entry) => {
+      describe.each(['after', 'before'] as const)("listed %s loopguard's integration", (order) => {
+        const integrations = () => (order === 'after' ? [instrumentation.integration(), tracings[tracing]()] : [tracings[tracing](), instrumentation.integration()]);
+        modelTurnAcceptance(() => {
+          use();
+          return { h, events, drive: (scenario) => drivers[entry](scenario, { telemetry: { integrations: integrations() } }), tracingScope: 'ai' };
+        });
+      });
+    });
   });
 });
