@@ -501,8 +501,15 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return { kind: 'hashed', resultHash: unrecordedResult(span.spanContext().spanId), outcome: outcome ?? 'ok' };
   }
 
-  /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
+  /**
+   * Feeds an LLM span's response to the engine and annotates the span; its
+   * message waits for the run's next tool result. A model call that failed
+   * (status ERROR or an `error.type`: refused, rate-limited, timed out) got
+   * no response: it is nothing to the model detectors, so it neither ends a
+   * truncation streak nor counts as a continuation.
+   */
   private judgeModelTurn(span: SpanShape): void {
+    if (span.status.code === SpanStatusCode.ERROR || span.attributes[sc.ATTR_ERROR_TYPE] !== undefined) return;
     const turn = readModelTurn(span.attributes);
     if (!turn || this.modelJudgements.has(span) || this.wrapsCountedTurn(span)) return;
     if (turn.computed) setAll(span, turn.computed);
