@@ -373,6 +373,15 @@ export class Guard {
     return this.modelTurns.beginCall();
   }
 
+  /**
+   * Ends a `beginModelCall` mark of the caller's run where the framework
+   * reports the call's end in another callback than its start (the
+   * returned function of `beginModelCall` is then not called).
+   */
+  endModelCall(): void {
+    this.modelTurns.endCall();
+  }
+
   /** The LoopBreakError a model call must fail with when loopguard has stopped the caller's run; undefined otherwise. */
   stoppedRunError(): LoopBreakError | undefined {
     return this.processor.errors.run('reading the run state failed', () => this.modelTurns.stopped(), undefined);

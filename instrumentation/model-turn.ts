@@ -88,6 +88,17 @@ export class ModelTurns {
     return this.deps.host.errors.run('marking a model call failed', () => this.deps.host.beginModelCall(runKey), noop);
   }
 
+  /**
+   * Ends one mark of `beginCall` in the active run, for a framework whose
+   * hooks around a model call are separate callbacks (ai@6's step start and
+   * finish): the mark is left open by `beginCall`'s caller and ended here.
+   */
+  endCall(): void {
+    const runKey = this.activeRunKey();
+    if (runKey === undefined) return;
+    this.deps.host.errors.run('unmarking a model call failed', () => this.deps.host.endModelCall(runKey), undefined);
+  }
+
   /** The LoopBreakError a model call of the active run must fail with, when loopguard has stopped the run. */
   stopped(): LoopBreakError | undefined {
     const runKey = this.activeRunKey();

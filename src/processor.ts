@@ -80,6 +80,8 @@ export interface GuardHost {
    * returned function when the call is over.
    */
   beginModelCall(runKey: string): () => void;
+  /** Ends one mark of `beginModelCall` for a framework that reports the end of the call in another hook than the one that began it. */
+  endModelCall(runKey: string): void;
 }
 
 /** A decision on one tool span or model response, as the processor reports it. */
@@ -499,9 +501,15 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return { kind: 'hashed', resultHash: unrecordedResult(span.spanContext().spanId), outcome: outcome ?? 'ok' };
   }
 
-  /** Feeds an LLM span's response to the engine and annotates the span; its message waits for the run's next tool result. */
-  /** The model response an LLM span records, once: undefined for other spans and for a span around one already counted. */
+  /**
+   * The model response an LLM span records, once: undefined for other spans,
+   * for a span around one already counted, and for a model call that failed
+   * (status ERROR or an `error.type`: refused, rate-limited, timed out). A
+   * failed call got no response: it is nothing to the model detectors, so it
+   * neither ends a truncation streak nor counts as a continuation.
+   */
   private modelTurnOf(span: SpanShape): ModelResponse | undefined {
+    if (span.status.code === SpanStatusCode.ERROR || span.attributes[sc.ATTR_ERROR_TYPE] !== undefined) return undefined;
     const turn = readModelTurn(span.attributes);
     return turn && !this.modelJudgements.has(span) && !this.wrapsCountedTurn(span) ? turn : undefined;
   }
@@ -519,10 +527,14 @@ export class LoopGuardSpanProcessor implements GuardHost {
     return () => {
       if (ended) return;
       ended = true;
-      const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
-      if (left > 0) this.recordedCalls.set(runKey, left);
-      else this.recordedCalls.delete(runKey);
+      this.endModelCall(runKey);
     };
+  }
+
+  endModelCall(runKey: string): void {
+    const left = (this.recordedCalls.get(runKey) ?? 1) - 1;
+    if (left > 0) this.recordedCalls.set(runKey, left);
+    else this.recordedCalls.delete(runKey);
   }
 
   recordModelTurn(span: SpanShape, runKey: string, turn: ModelResponse): ModelJudgement {
@@ -613,6 +625,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
     const runKey = state.runKey ?? root.spanContext().traceId;
     const verdict = this.engine.verdict(runKey);
     this.traces.delete(root.spanContext().traceId);
+    // A model call that failed before its end was reported leaves its mark: it ends with the run.
+    this.recordedCalls.delete(runKey);
     if (!verdict) return;
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_TOOL_CALLS, verdict.toolCalls);
     root.setAttribute(sc.ATTR_LOOPGUARD_RUN_DETECTIONS, verdict.detections);

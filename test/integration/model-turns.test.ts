@@ -356,6 +356,35 @@ describe('model turns: every LLM span dialect', () => {
     });
   }
 
+  // What each instrumentation leaves of a model call that threw (refused, rate-limited, timed out): its LLM span, no usage, an error.
+  const failedCalls: Record<string, { attributes: Attributes; status: boolean }> = {
+    'genai (@ai-sdk/otel)': { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm', 'error.type': 'AI_APICallError' }, status: true },
+    'ai-sdk': { attributes: { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.model.id': 'm' }, status: true },
+    openinference: { attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'm' }, status: true },
+    traceloop: { attributes: { 'llm.request.type': 'chat', 'gen_ai.request.model': 'm' }, status: true },
+    'genai, error.type only': { attributes: { 'gen_ai.operation.name': 'chat', 'error.type': '429' }, status: false },
+  };
+
+  for (const [shape, { attributes, status }] of Object.entries(failedCalls)) {
+    it(`does not count a failed model call as a response: ${shape}`, async () => {
+      h = createHarness();
+      const tracer = h.provider.getTracer('llm');
+      await h.guard.run('writer', async () => {
+        // Cut off, the retry fails, then cut off twice more: three responses in a row cut off.
+        tracer.startSpan('llm', { attributes: cutOffSpans.openinference }).end();
+        const failed = tracer.startSpan('failed call', { attributes });
+        if (status) failed.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited' });
+        failed.end();
+        for (let i = 0; i < 2; i++) tracer.startSpan('llm', { attributes: cutOffSpans.openinference }).end();
+      });
+      expect(h.spans().filter((s) => s.attributes['loopguard.level'] !== undefined).map((s) => s.attributes['loopguard.level'])).toEqual(['warning', 'break']);
+      const failedSpan = h.spans().find((s) => s.name === 'failed call')!;
+      expect(failedSpan.events).toEqual([]);
+      expect(Object.keys(failedSpan.attributes).filter((k) => k.startsWith('loopguard.'))).toEqual([]);
+      expect(root(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
+    });
+  }
+
   it('counts a framework LLM span around the provider client LLM span as one response', async () => {
     h = createHarness();
     const tracer = h.provider.getTracer('llm');

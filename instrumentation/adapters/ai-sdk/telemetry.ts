@@ -50,6 +50,8 @@ export class LoopguardAiSdkTelemetry {
   private readonly runs = new Map<string, OpenRun>();
   /** Per generation (ai@7): the framework's LLM span open around its latest model call, if a tracing integration made one. */
   private readonly modelSpans = new Map<string, Span>();
+  /** Per generation (ai@7): ends the mark of its current step's model call (see executeLanguageModelCall). */
+  private readonly modelCallMarks = new Map<string, () => void>();
 
   constructor(private readonly guard: () => ToolCallGuard | undefined) {
     // ai@6 calls integration hooks unbound.
@@ -63,11 +65,22 @@ export class LoopguardAiSdkTelemetry {
     this.onStepStart = this.onStepStart.bind(this);
     this.onLanguageModelCallEnd = this.onLanguageModelCallEnd.bind(this);
     this.onStepFinish = this.onStepFinish.bind(this);
+    this.onFinish = this.onFinish.bind(this);
+    this.onStepEnd = this.onStepEnd.bind(this);
   }
 
+  /**
+   * ai@7 events carry a callId and hand integrations copies of the tools;
+   * ai@6 hands the real ones. ai@6 reports responses from onStepFinish, but
+   * with `experimental_telemetry` on it also makes a span of each model call
+   * (`ai.generateText.doGenerate`, `ai.streamText.doStream`), ended before
+   * onStepFinish in generateText and after it in streamText: the run is
+   * marked from here to onFinish, so those spans are not counted again.
+   */
   onStart(event: { callId?: unknown; tools?: unknown }): void {
-    // ai@7 events carry a callId and hand integrations copies of the tools; ai@6 hands the real ones.
-    if (event?.callId === undefined) guardToolSet(event?.tools, this.guard);
+    if (event?.callId !== undefined) return;
+    guardToolSet(event?.tools, this.guard);
+    this.guard()?.beginModelCall();
   }
 
   async executeTool(event: ToolCallEvent): Promise<unknown> {
@@ -164,13 +177,24 @@ export class LoopguardAiSdkTelemetry {
     if (stopped) throw stopped;
     const span = activeModelSpan();
     if (span) this.modelSpans.set(runId, span);
-    // The response is recorded from onLanguageModelCallEnd: an LLM client instrumentation's span inside the call is not counted again.
+    // The response is recorded from onLanguageModelCallEnd. Until the step ends, another LLM span of the run
+    // is the same response: an LLM client instrumentation's inside the call, the span of a tracing integration
+    // listed before loopguard's (whose context is not the one around this hook; @ai-sdk/otel ends its span
+    // just before loopguard records, LegacyOpenTelemetry at the step's end).
+    this.endModelCallMark(runId);
     const end = inRun(() => guard?.beginModelCall());
-    try {
-      return await event.execute();
-    } finally {
-      end?.();
-    }
+    if (end) this.modelCallMarks.set(runId, end);
+    return event.execute();
+  }
+
+  /** ai@7: the step is over, and with it every span of its model call. */
+  onStepEnd(event: { callId?: string }): void {
+    if (event?.callId !== undefined) this.endModelCallMark(event.callId);
+  }
+
+  private endModelCallMark(runId: string): void {
+    this.modelCallMarks.get(runId)?.();
+    this.modelCallMarks.delete(runId);
   }
 
   /** ai@7 hands this the prompt of the step's model call: the run's waiting message is added to it. */
@@ -196,6 +220,11 @@ export class LoopguardAiSdkTelemetry {
     const guard = this.guard();
     if (!guard || event?.callId !== undefined) return;
     await recordModelCall(guard, event, undefined);
+  }
+
+  /** ai@6: the generation is over, and with it the SDK's model-call spans (see onStart). */
+  onFinish(event: { callId?: unknown }): void {
+    if (event?.callId === undefined) this.guard()?.endModelCall();
   }
 
   onEnd(event: { callId?: string }): void {
@@ -240,6 +269,7 @@ export class LoopguardAiSdkTelemetry {
     this.runs.get(callId)?.end(error ?? broken);
     this.runs.delete(callId);
     this.modelSpans.delete(callId);
+    this.endModelCallMark(callId);
     for (const [key, { deliver }] of this.outputs) {
       if (!key.startsWith(`${callId}\u0000`)) continue;
       // A generation that ended without reporting a tool's output: finish the guard's span anyway.

@@ -23,6 +23,7 @@ export interface ToolCallGuard {
   recordModelResponse(response: ModelResponse, info?: ModelResponseInfo): Promise<LoopBreakError | undefined>;
   takeModelMessage(): string | undefined;
   beginModelCall(): () => void;
+  endModelCall(): void;
   stoppedRunError(): LoopBreakError | undefined;
 }
 

@@ -1,12 +1,14 @@
-import { OpenTelemetry } from '@ai-sdk/otel';
+import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { generateText, streamText, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { APICallError } from '@ai-sdk/provider';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
 import { AiSdkInstrumentation } from '../../../instrumentation/adapters/ai-sdk/instrumentation.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { turnsDoGenerate, turnsDoStream } from './support/ai-sdk-model.js';
-import { expectKeepsWritingStoppedAtBudget, llmSpans, keepAsking, modelHarness, modelTurnAcceptance, SCENARIOS, type Driven, type Scenario } from './support/model-turns.js';
+import { expectKeepsWritingStoppedAtBudget, llmSpans, keepAsking, rootSpan, modelHarness, modelTurnAcceptance, SCENARIOS, type Driven, type Scenario } from './support/model-turns.js';
 
 let instrumentation: AiSdkInstrumentation;
 let h: Harness;
@@ -35,11 +37,11 @@ async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): P
 }
 
 /** streamText called again after each answer, its stream read to the end. */
-async function driveStream(scenario: Scenario): Promise<Driven> {
+async function driveStream(scenario: Scenario, extra: Record<string, unknown> = {}): Promise<Driven> {
   const model = new MockLanguageModelV4({ doStream: turnsDoStream(scenario.turns) as never });
   const error = await keepAsking(h, scenario, async (messages) => {
     let failed: unknown;
-    const result = streamText({ model, messages: messages as ModelMessage[], onError: ({ error }: { error: unknown }) => void (failed = error) } as never) as unknown as {
+    const result = streamText({ model, messages: messages as ModelMessage[], onError: ({ error }: { error: unknown }) => void (failed = error), ...extra } as never) as unknown as {
       consumeStream(): Promise<void>;
       response: Promise<{ messages: ModelMessage[] }>;
     };
@@ -69,5 +71,46 @@ describe('AI SDK 7 (messages through the step prompt): model turns', () => {
     const driven = await drive(SCENARIOS.keepsWriting, { telemetry: { integrations: [instrumentation.integration(), otel] } });
     expectKeepsWritingStoppedAtBudget(h, driven);
     expect(llmSpans(h).every((s) => s.instrumentationScope.name === 'ai')).toBe(true);
+  });
+
+  it("reads @ai-sdk/otel's spans where loopguard's integration is left out, and a failed model call is no response", async () => {
+    use();
+    const cutOff = { content: [{ type: 'text', text: 'The table begins' }], finishReason: { unified: 'length', raw: 'length' }, usage: { inputTokens: { total: 10 }, outputTokens: { total: 400 } }, warnings: [] };
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: (async () => {
+        calls += 1;
+        // The second call is refused (rate limited; no retries): the agent catches the error and asks again.
+        if (calls === 2) throw new APICallError({ message: 'Rate limit reached', url: 'https://api.example.test', requestBodyValues: {}, statusCode: 429, isRetryable: true });
+        return cutOff;
+      }) as never,
+    });
+    const otel = new OpenTelemetry({ tracer: h.provider.getTracer('ai') });
+    await h.guard.run('writer', async () => {
+      for (let i = 0; i < 4; i++) await generateText({ model, prompt: 'Write the table.', maxRetries: 0, telemetry: { integrations: [otel] } } as never).catch(() => undefined);
+    });
+    const chats = h.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'chat');
+    expect(chats.map((s) => s.status.code)).toEqual([SpanStatusCode.UNSET, SpanStatusCode.ERROR, SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
+    // Three responses in a row cut off (the refused call between them is none): warned at the second, stopped at the third.
+    expect(chats.map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, 'warning', 'break']);
+    expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
+  });
+
+  // A tracing integration's span of each model call besides loopguard's record of the response: counted once, in either order.
+  const tracings = {
+    '@ai-sdk/otel': () => new OpenTelemetry({ tracer: h.provider.getTracer('ai') }),
+    'LegacyOpenTelemetry (the ai.* spans)': () => new LegacyOpenTelemetry({ tracer: h.provider.getTracer('ai') }),
+  };
+  const drivers = { generateText: drive, streamText: driveStream };
+  describe.each(Object.keys(tracings) as (keyof typeof tracings)[])('with %s', (tracing) => {
+    describe.each(Object.keys(drivers) as (keyof typeof drivers)[])('%s', (entry) => {
+      describe.each(['after', 'before'] as const)("listed %s loopguard's integration", (order) => {
+        const integrations = () => (order === 'after' ? [instrumentation.integration(), tracings[tracing]()] : [tracings[tracing](), instrumentation.integration()]);
+        modelTurnAcceptance(() => {
+          use();
+          return { h, events, drive: (scenario) => drivers[entry](scenario, { telemetry: { integrations: integrations() } }), tracingScope: 'ai' };
+        });
+      });
+    });
   });
 });
