@@ -17,6 +17,7 @@ const I64 = 1;
 const LEN = 2;
 const I32 = 5;
 const TWO_32 = 4294967296;
+const NANOS_PER_SECOND = 1_000_000_000;
 
 /** Keys up to this long are looked up in the cache; the cache is emptied when it holds this many. */
 const RECURRING_MAX_BYTES = 64;
@@ -177,9 +178,19 @@ class Reader {
 }
 
 function unsignedString(lo: number, hi: number): string {
-  // Below 2^53 a double holds it exactly; nanosecond timestamps are above, and take the BigInt path.
+  // Below 2^53 a double holds it exactly.
   if (hi < 0x200000) return String(hi * TWO_32 + lo);
-  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+  // Above (every nanosecond timestamp): divided by 10^9 in 16-bit limbs, each step exact in a double, with no BigInt to allocate.
+  let seconds = 0;
+  let rest = 0;
+  for (let i = 0; i < 4; i++) {
+    const limb = i === 0 ? hi >>> 16 : i === 1 ? hi & 0xffff : i === 2 ? lo >>> 16 : lo & 0xffff;
+    const current = rest * 0x10000 + limb;
+    const q = Math.floor(current / NANOS_PER_SECOND);
+    rest = current - q * NANOS_PER_SECOND;
+    seconds = seconds * 0x10000 + q;
+  }
+  return `${seconds}${String(rest).padStart(9, '0')}`;
 }
 
 function signedString(lo: number, hi: number): string {

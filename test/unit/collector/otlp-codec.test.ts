@@ -192,6 +192,17 @@ describe('protobuf <-> JSON', () => {
     expect((await decodeTraceRequestProtoPerSpan(invalid, limits)).request).toEqual(reference);
   });
 
+  it('decodes fixed64 timestamps to the exact decimal, across the whole 64-bit range', async () => {
+    const limits = { maxAnyValueDepth: 128, maxValuesPerSpan: 10_000 };
+    const values = [1n, (1n << 53n) - 1n, 1n << 53n, (1n << 53n) + 1n, 1_700_000_000_000_000_000n, 1_700_000_000_999_999_999n, 10n ** 19n, (1n << 64n) - 1n];
+    let seed = 7;
+    const random32 = (): bigint => BigInt((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0));
+    for (let i = 0; i < 2000; i++) values.push(((random32() << 32n) | random32()) >> BigInt(i % 12));
+    const spans = values.map((v) => ({ traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), startTimeUnixNano: v.toString() }));
+    const decoded = await decodeTraceRequestProtoPerSpan(encodeTraceRequestProto({ resourceSpans: [{ scopeSpans: [{ spans }] }] }), limits);
+    expect(decoded.request.resourceSpans![0]!.scopeSpans![0]!.spans!.map((s) => s.startTimeUnixNano)).toEqual(values.map((v) => (v === 0n ? undefined : v.toString())));
+  });
+
   it('decodes what the OpenTelemetry JS SDK serialises, identically from protobuf and from JSON', async () => {
     const spans = await sdkSpans();
     const fromProto = decodeTraceRequestProto(ProtobufTraceSerializer.serializeRequest(spans)!);
