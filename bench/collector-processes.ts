@@ -124,14 +124,14 @@ export interface DriverResult {
 /**
  * Runs the driver (load generator + counting sink on `sinkPort`) against
  * `targetUrl` and reads the CPU time of `watched` at the start and end of its
- * measured window.
+ * measured window. `maxInFlightSpans`: see collector-driver.ts.
  */
 export async function runDriver(
-  opts: { sinkPort: number; targetUrl: string; senders: number; warmupMs: number; measureMs: number; payloadFile: string; cpu: number | undefined },
+  opts: { sinkPort: number; targetUrl: string; senders: number; warmupMs: number; measureMs: number; payloadFile: string; cpu: number | undefined; maxInFlightSpans?: number },
   watched: number[],
 ): Promise<DriverResult> {
   const driver = join(HERE, 'collector-driver.js');
-  const args = [driver, String(opts.sinkPort), opts.targetUrl, String(opts.senders), String(opts.warmupMs), String(opts.measureMs), opts.payloadFile];
+  const args = [driver, String(opts.sinkPort), opts.targetUrl, String(opts.senders), String(opts.warmupMs), String(opts.measureMs), opts.payloadFile, String(opts.maxInFlightSpans ?? 0)];
   const [cmd, cmdArgs] = onCpu(opts.cpu, process.execPath, args);
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   let start: number[] = [];

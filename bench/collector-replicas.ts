@@ -11,10 +11,18 @@ import type { Service } from './collector-processes.js';
  * replica pinned to a CPU of its own. With one replica the Go tier and the
  * driver get the other CPU; with two there is no CPU left for them, so they
  * share both with the replicas (the ratio is then bounded by the host, and
- * the CPU figures say where the time went).
+ * the CPU figures say where the time went). Senders are held to what the
+ * pipeline delivers (MAX_IN_FLIGHT_SPANS).
  */
 
 const CONFIGS = join(REPO, 'collector-config', 'otelcol');
+/**
+ * The load balancer acknowledges into its queue: unthrottled senders would
+ * keep it ingesting far more than the replicas deliver, its CPU taken from
+ * the sidecars. Senders wait while this many spans (16 requests) are sent and
+ * not yet delivered.
+ */
+const MAX_IN_FLIGHT_SPANS = 16 * 512;
 
 export interface ReplicaPhase {
   replicas: number;
@@ -80,7 +88,7 @@ async function measure(replicas: number, senders: number, payloadFile: string, w
     services.push(lb);
     goTier.push(lb);
     const watched = [...loopguards, ...goTier].map((s) => s.child.pid!);
-    const result = await runDriver({ sinkPort, targetUrl: `http://127.0.0.1:${lbPort}/v1/traces`, senders, warmupMs, measureMs, payloadFile, cpu: restCpu }, watched);
+    const result = await runDriver({ sinkPort, targetUrl: `http://127.0.0.1:${lbPort}/v1/traces`, senders, warmupMs, measureMs, payloadFile, cpu: restCpu, maxInFlightSpans: MAX_IN_FLIGHT_SPANS }, watched);
     const seconds = result.measureMs / 1000;
     const sum = (from: number, to: number): number => result.cpu.slice(from, to).reduce((a, b) => a + b, 0);
     return {
