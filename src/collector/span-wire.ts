@@ -19,28 +19,6 @@ const I32 = 5;
 const TWO_32 = 4294967296;
 const NANOS_PER_SECOND = 1_000_000_000;
 
-/** Keys up to this long are looked up in the cache; the cache is emptied when it holds this many. */
-const RECURRING_MAX_BYTES = 64;
-const RECURRING_MAX_ENTRIES = 1024;
-const recurringStrings = new Map<number, { bytes: Buffer; text: string }>();
-
-/** `buf[start, start + length)` as UTF-8 text, from the cache when those bytes were decoded before (same bytes, same text). */
-function recurring(buf: Buffer, start: number, length: number): string {
-  let hash = length;
-  for (let i = start; i < start + length; i++) hash = Math.imul(hash ^ buf[i]!, 16777619); // FNV-1a
-  const hit = recurringStrings.get(hash);
-  if (hit !== undefined && hit.bytes.length === length) {
-    let same = true;
-    for (let i = 0; i < length && same; i++) same = hit.bytes[i] === buf[start + i];
-    if (same) return hit.text;
-  }
-  const text = buf.toString('utf8', start, start + length);
-  if (recurringStrings.size >= RECURRING_MAX_ENTRIES) recurringStrings.clear();
-  // A copy: the cache must not keep request bodies alive.
-  recurringStrings.set(hash, { bytes: Buffer.from(buf.subarray(start, start + length)), text });
-  return text;
-}
-
 class Reader {
   pos: number;
   /** Field names from the span down to the message being read; joined into a path only when something fails. */
@@ -115,14 +93,6 @@ class Reader {
     const s = this.buf.toString('utf8', this.pos, this.pos + length);
     this.pos += length;
     return s;
-  }
-
-  /** A string that recurs from span to span (an attribute key): decoded once, then found again by its bytes. */
-  recurringString(end: number, where: string): string {
-    const length = this.length(end, where);
-    const start = this.pos;
-    this.pos += length;
-    return length > RECURRING_MAX_BYTES ? this.buf.toString('utf8', start, start + length) : recurring(this.buf, start, length);
   }
 
   bytes(end: number, where: string): Buffer {
@@ -389,7 +359,7 @@ class SpanDecoder {
       const id = tag >>> 3;
       if (id === 1) {
         expectWire(r, wire, LEN, 'key');
-        kv.key = r.recurringString(end, 'key');
+        kv.key = r.string(end, 'key');
       } else if (id === 2) kv.value = this.anyValueIn('value', wire, end, depth);
       else r.skip(wire, end, `#${id}`);
     }
