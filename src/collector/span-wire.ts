@@ -21,6 +21,8 @@ const NANOS_PER_SECOND = 1_000_000_000;
 
 class Reader {
   pos: number;
+  /** High half of the last `varint64` read (returned separately: no array per value). */
+  hi = 0;
   /** Field names from the span down to the message being read; joined into a path only when something fails. */
   readonly stack: string[] = [];
   constructor(
@@ -57,9 +59,6 @@ class Reader {
     }
     this.fail(where, 'varint longer than 10 bytes');
   }
-
-  /** High half of the last `varint64` read (returned separately: no array per value). */
-  hi = 0;
 
   /** A 64-bit varint's low 32 bits; its high 32 bits are left in `hi`. */
   varint64(end: number, where: string): number {
