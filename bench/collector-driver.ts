@@ -7,11 +7,16 @@ import { topFields } from '../src/collector/otlp-wire.js';
 /**
  * The bench's other side, run pinned to its own core: a counting OTLP/HTTP
  * sink (the forward target of the system under test) and the load generator.
- * argv: sinkPort targetUrl senders warmupMs measureMs payloadFile.
+ * argv: sinkPort targetUrl senders warmupMs measureMs payloadFile [maxInFlightSpans].
+ * With maxInFlightSpans (> 0) senders wait while that many spans are sent and
+ * not yet delivered to the sink: a pipeline that queues what it acknowledges
+ * (a load balancer in front of the system) is then offered what it delivers,
+ * not flooded.
  * Prints `measure-start`, `measure-end` (the orchestrator reads the system's
  * CPU time at those lines), then one JSON line with the counts.
  */
-const [sinkPort, target, sendersArg, warmupArg, measureArg, payloadFile] = process.argv.slice(2);
+const [sinkPort, target, sendersArg, warmupArg, measureArg, payloadFile, windowArg] = process.argv.slice(2);
+const maxInFlightSpans = Number(windowArg ?? 0);
 const senders = Number(sendersArg);
 const warmupMs = Number(warmupArg);
 const measureMs = Number(measureArg);
@@ -41,7 +46,19 @@ function countSpans(body: Buffer): number {
 }
 
 let phase: 'warmup' | 'measure' | 'done' = 'warmup';
+// A function, so the check after an await reads the phase as it is then.
+const finished = (): boolean => phase === 'done';
 const counts = { sinkSpans: 0, ackedSpans: 0, requests: 0, refused: 0, errors: 0 };
+/** Spans sent (and not refused) and spans delivered, since the start: their difference is what the pipeline holds. */
+let sentSpans = 0;
+let deliveredSpans = 0;
+let onDelivery: (() => void)[] = [];
+
+async function waitForRoom(spans: number): Promise<void> {
+  while (maxInFlightSpans > 0 && phase !== 'done' && sentSpans - deliveredSpans + spans > maxInFlightSpans) {
+    await new Promise<void>((resolve) => onDelivery.push(resolve));
+  }
+}
 
 const sink = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -49,6 +66,10 @@ const sink = createServer((req, res) => {
   req.on('end', () => {
     const spans = countSpans(Buffer.concat(chunks));
     if (phase === 'measure') counts.sinkSpans += spans;
+    deliveredSpans += spans;
+    const waiting = onDelivery;
+    onDelivery = [];
+    for (const wake of waiting) wake();
     res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '0' }).end();
   });
 });
@@ -74,7 +95,11 @@ async function sender(index: number): Promise<void> {
   let next = index;
   while (phase !== 'done') {
     const i = next++ % bodies.length;
+    await waitForRoom(spansPerBody[i]!);
+    if (finished()) break;
+    sentSpans += spansPerBody[i]!;
     const { status, retryAfter } = await post(bodies[i]!);
+    if (status !== 200) sentSpans -= spansPerBody[i]!;
     if (phase === 'measure') counts.requests++;
     if (status === 200) {
       if (phase === 'measure') counts.ackedSpans += spansPerBody[i]!;
@@ -94,6 +119,7 @@ sink.listen(Number(sinkPort), '127.0.0.1', () => {
     setTimeout(() => {
       process.stdout.write('measure-end\n');
       phase = 'done';
+      for (const wake of onDelivery) wake();
       void Promise.all(running).then(() => {
         process.stdout.write(`${JSON.stringify({ ...counts, measureMs })}\n`);
         agent.destroy();

@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, homedir, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { benchPayloads } from './collector-payloads.js';
+import { freePort, otelcolBinary, perSpanMicros, runDriver, startLoopguard, startOtelcol } from './collector-processes.js';
+import type { Service } from './collector-processes.js';
+import { measureReplicas } from './collector-replicas.js';
 
 /**
- * `npm run bench:collector [-- --json] [-- --quick] [-- --only loopguard|otelcol] [-- --cpu-prof DIR]`
+ * `npm run bench:collector [-- --json] [-- --quick] [-- --only loopguard|otelcol] [-- --cpu-prof DIR] [-- --replicas]`
  *
  * Throughput of `loopguard collector` and of the Go OpenTelemetry Collector
  * built by scripts/e2e/install.sh, in the same run, on the same pre-encoded
@@ -17,10 +15,9 @@ import { benchPayloads } from './collector-payloads.js';
  * CPU 0 (taskset), the load generator and a counting OTLP/HTTP sink pinned to
  * CPU 1, 1 and 16 concurrent senders. Figures: spans per second delivered to
  * the sink, and CPU time of the system per span (user + system, from /proc).
+ * `--replicas` measures scale-out instead (collector-replicas.ts).
  */
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '..', '..');
 const SENDERS = [1, 16];
 const SPANS_PER_REQUEST = 512;
 
@@ -38,54 +35,29 @@ interface SystemResult {
   phases: PhaseResult[];
 }
 
-function parseArgs(argv: string[]): { json: boolean; quick: boolean; only?: string; cpuProf?: string } {
-  const out: { json: boolean; quick: boolean; only?: string; cpuProf?: string } = { json: false, quick: false };
+interface Args {
+  json: boolean;
+  quick: boolean;
+  replicas: boolean;
+  only?: string;
+  cpuProf?: string;
+}
+
+function parseArgs(argv: string[]): Args {
+  const out: Args = { json: false, quick: false, replicas: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--json') out.json = true;
     else if (arg === '--quick') out.quick = true;
+    else if (arg === '--replicas') out.replicas = true;
     else if (arg === '--only') out.only = argv[++i];
     else if (arg === '--cpu-prof') out.cpuProf = resolve(argv[++i] ?? 'profiles');
     else {
-      process.stderr.write(`bench:collector: unknown argument ${JSON.stringify(arg)}; accepted: --json, --quick, --only loopguard|otelcol, --cpu-prof DIR\n`);
+      process.stderr.write(`bench:collector: unknown argument ${JSON.stringify(arg)}; accepted: --json, --quick, --only loopguard|otelcol, --cpu-prof DIR, --replicas\n`);
       process.exit(2);
     }
   }
   return out;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
-
-/** user + system CPU seconds of a process and its threads. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of stat)
-  return ticks / 100;
-}
-
-const pinned = (cpu: number, command: string, args: string[]): [string, string[]] => ['taskset', ['-c', String(cpu), command, ...args]];
-
-async function waitReady(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`bench:collector: ${what} did not become ready`);
-}
-
-function otelcolBinary(): string {
-  return join(process.env.LOOPGUARD_CACHE ?? join(homedir(), '.cache', 'loopguard'), 'bin', 'otelcol-loopguard');
 }
 
 /** The Go Collector as an SRE would run it for this job: batch processor, a blocking queue, OTLP/HTTP out. */
@@ -120,71 +92,22 @@ service:
 `;
 }
 
-async function startSystem(
-  system: 'loopguard' | 'otelcol',
-  listenPort: number,
-  sinkPort: number,
-  work: string,
-  cpuProf: string | undefined,
-): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
-  let command: [string, string[]];
-  const env = { ...process.env };
-  if (system === 'loopguard') {
-    const profile = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
-    command = pinned(0, process.execPath, [...profile, join(REPO, 'dist', 'src', 'cli', 'bin.js'), 'collector']);
-    Object.assign(env, {
-      LOOPGUARD_COLLECTOR_HOST: '127.0.0.1',
-      LOOPGUARD_COLLECTOR_PORT: String(listenPort),
-      LOOPGUARD_COLLECTOR_FORWARD_ENDPOINT: `http://127.0.0.1:${sinkPort}/v1/traces`,
-      // Several batches in flight, as the Go Collector's sending queue has several consumers (10 by default).
-      LOOPGUARD_COLLECTOR_FORWARD_MAX_CONCURRENT_BATCHES: '4',
-    });
-  } else {
-    const config = join(work, 'otelcol.yaml');
-    writeFileSync(config, otelcolConfig(listenPort, sinkPort, await freePort()));
-    command = pinned(0, otelcolBinary(), ['--config', config]);
-    env.GOMAXPROCS = '1';
-  }
-  const child = spawn(command[0], command[1], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const empty = Buffer.from([]);
-  await waitReady(async () => {
-    if (child.exitCode !== null) throw new Error(`${system} exited: ${stderr}`);
-    const res = await fetch(`http://127.0.0.1:${listenPort}/v1/traces`, { method: 'POST', body: empty, headers: { 'content-type': 'application/x-protobuf' } });
-    return res.status === 200;
-  }, system);
-  return {
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+async function startSystem(system: 'loopguard' | 'otelcol', listenPort: number, sinkPort: number, work: string, cpuProf: string | undefined): Promise<Service> {
+  const forwardUrl = `http://127.0.0.1:${sinkPort}/v1/traces`;
+  if (system === 'loopguard') return startLoopguard(listenPort, forwardUrl, 0, cpuProf);
+  const config = join(work, 'otelcol.yaml');
+  writeFileSync(config, otelcolConfig(listenPort, sinkPort, await freePort()));
+  return startOtelcol('otelcol', config, {}, 0, { httpPort: listenPort });
 }
 
 async function runPhase(pid: number, sinkPort: number, listenPort: number, senders: number, warmupMs: number, measureMs: number, payloadFile: string): Promise<PhaseResult> {
-  const driver = join(HERE, 'collector-driver.js');
-  const [cmd, args] = pinned(1, process.execPath, [driver, String(sinkPort), `http://127.0.0.1:${listenPort}/v1/traces`, String(senders), String(warmupMs), String(measureMs), payloadFile]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let cpuStart = 0;
-  let cpuEnd = 0;
-  let result: { sinkSpans: number; ackedSpans: number; refused: number; errors: number; measureMs: number } | undefined;
-  for await (const line of createInterface({ input: child.stdout! })) {
-    if (line === 'measure-start') cpuStart = cpuSeconds(pid);
-    else if (line === 'measure-end') cpuEnd = cpuSeconds(pid);
-    else if (line.startsWith('{')) result = JSON.parse(line);
-  }
-  if (!result) throw new Error('bench:collector: the driver gave no result');
+  const result = await runDriver({ sinkPort, targetUrl: `http://127.0.0.1:${listenPort}/v1/traces`, senders, warmupMs, measureMs, payloadFile, cpu: 1 }, [pid]);
   const seconds = result.measureMs / 1000;
   return {
     senders,
     spansPerSec: Math.round(result.sinkSpans / seconds),
     ackedSpansPerSec: Math.round(result.ackedSpans / seconds),
-    cpuMicrosPerSpan: result.sinkSpans > 0 ? Math.round(((cpuEnd - cpuStart) * 1e6 * 10) / result.sinkSpans) / 10 : Number.NaN,
+    cpuMicrosPerSpan: perSpanMicros(result.cpu[0]!, result.sinkSpans),
     refusedRequests: result.refused,
     errors: result.errors,
   };
@@ -303,6 +226,14 @@ async function main(): Promise<void> {
     ),
   );
   const loadStart = loadavg()[0]!;
+  if (args.replicas) {
+    try {
+      reportReplicas(args, loadStart, await measureReplicas(payloadFile, args.quick, REPLICA_SENDERS));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    return;
+  }
   const systems: ('loopguard' | 'otelcol')[] = [];
   if (args.only !== 'otelcol') systems.push('loopguard');
   if (args.only !== 'loopguard') {
@@ -353,6 +284,31 @@ async function main(): Promise<void> {
   }
   for (const r of ratios) lines.push(`  ratio loopguard/otelcol at ${r.senders}: throughput ${r.throughputRatio}×, CPU per span ${r.cpuPerSpanRatio}×`);
   lines.push(`  bar: ${report.bar}: ${report.barMet === null ? 'not measured (no Go Collector)' : report.barMet ? 'met' : 'NOT met'}`);
+  lines.push(`  load average ${report.environment.loadAverage.start.toFixed(2)} → ${report.environment.loadAverage.end.toFixed(2)} on ${report.environment.cpus} CPUs`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Senders for the scale-out measurement: enough to keep two replicas busy through the load balancer's queue. */
+const REPLICA_SENDERS = 16;
+const REPLICA_BAR = 1.8;
+
+function reportReplicas(args: Args, loadStart: number, result: Awaited<ReturnType<typeof measureReplicas>>): void {
+  const report = {
+    ...result,
+    bar: `2 replicas deliver >= ${REPLICA_BAR} x the spans/s of 1`,
+    barMet: result.ratio >= REPLICA_BAR,
+    environment: { node: process.version, cpus: cpus().length, loadAverage: { start: loadStart, end: loadavg()[0]! } },
+    quick: args.quick,
+  };
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  const lines = [`collector scale-out (Go Collector load_balancing by gen_ai.conversation.id → sidecar per replica → loopguard collector; ${REPLICA_SENDERS} senders)`];
+  for (const p of result.phases) {
+    lines.push(`  ${p.replicas} replica(s): ${String(p.spansPerSec).padStart(7)} spans/s delivered (${p.ackedSpansPerSec} acknowledged), CPU per span: loopguard ${p.loopguardCpuMicrosPerSpan} µs, Go tier ${p.goTierCpuMicrosPerSpan} µs; ${p.refusedRequests} refused, ${p.errors} errors`);
+  }
+  lines.push(`  ratio 2/1: ${result.ratio}×; bar: ${report.bar}: ${report.barMet ? 'met' : 'NOT met'}`);
   lines.push(`  load average ${report.environment.loadAverage.start.toFixed(2)} → ${report.environment.loadAverage.end.toFixed(2)} on ${report.environment.cpus} CPUs`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

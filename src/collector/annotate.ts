@@ -38,7 +38,9 @@ export interface AnnotateOutcome extends SpanRejections {
 }
 
 function isValidId(id: Uint8Array | undefined, length: number): boolean {
-  return id !== undefined && id.length === length && id.some((b) => b !== 0);
+  if (id === undefined || id.length !== length) return false;
+  for (let i = 0; i < length; i++) if (id[i] !== 0) return true;
+  return false;
 }
 
 /** Why a span cannot be accepted (OTLP: ids of the wrong length or all zero are invalid), or undefined. */
@@ -70,11 +72,17 @@ export async function annotateRequest(
   const outcome: AnnotateOutcome = { accepted: {}, acceptedSpans: 0, detectionErrors: 0, edits: new WeakMap(), rejectedSpans: rejected.rejectedSpans, rejectionMessages: [...rejected.rejectionMessages] };
   const acceptedResources: OtlpResourceSpans[] = [];
   const slicer = new TimeSlicer();
-  for (const [ri, rs] of (request.resourceSpans ?? []).entries()) {
+  const resourceSpans = request.resourceSpans ?? [];
+  for (let ri = 0; ri < resourceSpans.length; ri++) {
+    const rs = resourceSpans[ri]!;
     const acceptedScopes: OtlpScopeSpans[] = [];
-    for (const [si, ss] of (rs.scopeSpans ?? []).entries()) {
+    const scopeSpans = rs.scopeSpans ?? [];
+    for (let si = 0; si < scopeSpans.length; si++) {
+      const ss = scopeSpans[si]!;
       const kept: OtlpSpan[] = [];
-      for (const [pi, span] of (ss.spans ?? []).entries()) {
+      const spans = ss.spans ?? [];
+      for (let pi = 0; pi < spans.length; pi++) {
+        const span = spans[pi]!;
         const problem = spanIdProblem(span);
         if (problem) {
           rejectSpan(outcome, `resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]`, problem);
@@ -92,7 +100,7 @@ export async function annotateRequest(
           onDetectionError(err);
         }
         outcome.edits.set(span, shape.edit());
-        await slicer.step();
+        if (slicer.due()) await slicer.pause();
       }
       if (kept.length > 0) acceptedScopes.push({ ...ss, spans: kept });
     }

@@ -152,7 +152,7 @@ export async function encodeForQueue(
   const chunks: EncodedChunk[] = [];
   const slicer = new TimeSlicer(10, 1);
   for (const chunk of splitIntoChunks(request, maxBatchSpans)) {
-    await slicer.step();
+    if (slicer.due()) await slicer.pause();
     const encoded = encodeChunk(chunk.resourceSpans, wire, edits, refused);
     if (encoded.spans > 0) chunks.push(encoded);
   }

@@ -1,7 +1,8 @@
-import type { Type } from 'protobufjs';
 import { decodeProblem, rejectSpan } from './otlp-model.js';
 import type { OtlpResourceSpans, OtlpSpan, SpanRejections } from './otlp-model.js';
-import { EventType, InstrumentationScopeType, KeyValueType, ResourceType, SpanType } from './otlp-schema.js';
+import { InstrumentationScopeType, ResourceType, SpanType } from './otlp-schema.js';
+import { encodeMessage, writeEvent, writeKeyValue } from './otlp-value-writer.js';
+import { ProtoWriter } from './proto-writer.js';
 
 /**
  * Encodes queued spans as an OTLP/protobuf ExportTraceServiceRequest without
@@ -21,69 +22,24 @@ export type WireBytes = WeakMap<object, Uint8Array>;
 export type SpanEdit = { attributes: number; events: number } | 'rewritten';
 export type SpanEdits = WeakMap<OtlpSpan, SpanEdit>;
 
-function tag(field: number): number {
-  return field * 8 + 2;
-}
+/** One writer for every chunk (encoding is synchronous): its op lists keep their capacity. */
+const writer = new ProtoWriter();
 
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    len++;
-  }
-  return len;
-}
-
-/** Parts of a message being assembled; lengths are known before anything is copied. */
-class Parts {
-  readonly list: Uint8Array[] = [];
-  length = 0;
-
-  raw(bytes: Uint8Array): void {
-    this.list.push(bytes);
-    this.length += bytes.length;
-  }
-
-  /** A length-delimited field whose payload is `inner`. */
-  field(field: number, inner: Parts | Uint8Array): void {
-    const length = inner.length;
-    const header = Buffer.allocUnsafe(varintLength(field * 8 + 2) + varintLength(length));
-    let pos = writeVarint(header, 0, tag(field));
-    pos = writeVarint(header, pos, length);
-    this.raw(header);
-    if (inner instanceof Parts) for (const p of inner.list) this.raw(p);
-    else this.raw(inner);
-  }
-
-  string(field: number, value: string | undefined): void {
-    if (value) this.field(field, Buffer.from(value, 'utf8'));
-  }
-
-  toBuffer(): Buffer {
-    return Buffer.concat(this.list, this.length);
-  }
-}
-
-function writeVarint(buf: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    buf[pos++] = (n % 128) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  buf[pos++] = n;
-  return pos;
-}
-
-const encodeMessage = (type: Type, value: object): Uint8Array => type.encode(type.fromObject(value)).finish();
-
-function spanBytes(span: OtlpSpan, wire: WireBytes, edits: SpanEdits): Parts | Uint8Array {
+/** A span as field 2 of its ScopeSpans: its received bytes plus what was appended, or encoded whole. */
+function writeSpan(w: ProtoWriter, span: OtlpSpan, wire: WireBytes, edits: SpanEdits): void {
   const raw = wire.get(span);
   const edit = edits.get(span);
-  if (!raw || edit === undefined || edit === 'rewritten') return encodeMessage(SpanType, span);
-  const parts = new Parts();
-  parts.raw(raw);
-  for (const kv of span.attributes?.slice(edit.attributes) ?? []) parts.field(9, encodeMessage(KeyValueType, kv));
-  for (const event of span.events?.slice(edit.events) ?? []) parts.field(11, encodeMessage(EventType, event));
-  return parts;
+  if (!raw || edit === undefined || edit === 'rewritten') {
+    w.bytesField(2, encodeMessage(SpanType, span));
+    return;
+  }
+  w.open(2);
+  w.raw(raw);
+  const attributes = span.attributes ?? [];
+  for (let i = edit.attributes; i < attributes.length; i++) writeKeyValue(w, 9, attributes[i]!);
+  const events = span.events ?? [];
+  for (let i = edit.events; i < events.length; i++) writeEvent(w, 11, events[i]!);
+  w.close();
 }
 
 /**
@@ -91,29 +47,35 @@ function spanBytes(span: OtlpSpan, wire: WireBytes, edits: SpanEdits): Parts | U
  * request. A span that cannot be encoded is refused alone.
  */
 export function encodeChunk(resourceSpans: readonly OtlpResourceSpans[], wire: WireBytes, edits: SpanEdits, refused: SpanRejections): { body: Buffer; spans: number } {
-  const request = new Parts();
+  const w = writer;
+  w.clear();
   let spans = 0;
   for (const rs of resourceSpans) {
-    const rsParts = new Parts();
-    if (rs.resource) rsParts.field(1, wire.get(rs.resource) ?? encodeMessage(ResourceType, rs.resource));
+    // A resource none of whose spans could be encoded is left out whole.
+    const beforeResource = w.mark();
+    w.open(1);
+    if (rs.resource) w.bytesField(1, wire.get(rs.resource) ?? encodeMessage(ResourceType, rs.resource));
     let kept = 0;
     for (const ss of rs.scopeSpans ?? []) {
-      const ssParts = new Parts();
-      if (ss.scope) ssParts.field(1, wire.get(ss.scope) ?? encodeMessage(InstrumentationScopeType, ss.scope));
+      w.open(2);
+      if (ss.scope) w.bytesField(1, wire.get(ss.scope) ?? encodeMessage(InstrumentationScopeType, ss.scope));
       for (const span of ss.spans ?? []) {
+        const beforeSpan = w.mark();
         try {
-          ssParts.field(2, spanBytes(span, wire, edits));
+          writeSpan(w, span, wire, edits);
           spans++;
           kept++;
         } catch (err) {
+          w.reset(beforeSpan);
           rejectSpan(refused, `span ${Buffer.from(span.spanId ?? []).toString('hex')}`, `cannot be encoded for forwarding: ${decodeProblem(err)}`);
         }
       }
-      ssParts.string(3, ss.schemaUrl);
-      rsParts.field(2, ssParts);
+      if (ss.schemaUrl) w.stringField(3, ss.schemaUrl);
+      w.close();
     }
-    rsParts.string(3, rs.schemaUrl);
-    if (kept > 0) request.field(1, rsParts);
+    if (rs.schemaUrl) w.stringField(3, rs.schemaUrl);
+    w.close();
+    if (kept === 0) w.reset(beforeResource);
   }
-  return { body: request.toBuffer(), spans };
+  return { body: w.finish(), spans };
 }

@@ -87,7 +87,7 @@ export async function decodeTraceRequestProtoPerSpan(body: Uint8Array, limits: S
         for (const [pi, spanField] of fieldsById(ssFields, 2).entries()) {
           const spanPath = `${ssPath}.spans[${pi}]`;
           try {
-            await slicer.step();
+            if (slicer.due()) await slicer.pause();
             const span = decodeSpanWire(buf, spanField.start, spanField.end, spanPath, limits);
             out.wire.set(span, buf.subarray(spanField.start, spanField.end));
             spans.push(span);

@@ -49,9 +49,6 @@ const hex = (bytes: Uint8Array | undefined): string =>
  * `LoopGuardSpanProcessor` that runs inside agents can run in the collector.
  * Reads come from the record; `setAttribute` and `addEvent` write into it, so
  * whatever the processor annotates is what gets forwarded.
- *
- * `resource` and `instrumentationScope` mirror the SDK's `ReadableSpan`
- * properties, for a processor that reads them in `onEnd`.
  */
 export class OtlpSpanAdapter implements SpanShape {
   readonly name: string;
@@ -59,11 +56,8 @@ export class OtlpSpanAdapter implements SpanShape {
   readonly status: SpanStatus;
   readonly startTime: HrTime;
   readonly endTime: HrTime;
-  readonly duration: HrTime;
   readonly parentSpanContext: SpanContext | undefined;
   readonly parentSpanId: string | undefined;
-  readonly resource: { readonly attributes: Attributes };
-  readonly instrumentationScope: { readonly name: string; readonly version?: string | undefined };
   readonly ended = true;
   private readonly context: SpanContext;
   private readonly attributeCache: Attributes;
@@ -72,23 +66,24 @@ export class OtlpSpanAdapter implements SpanShape {
   private readonly receivedEvents: number;
   /** A received attribute was changed in place, so the span cannot be forwarded as its bytes plus appended fields. */
   private rewritten = false;
+  // Built on first read: detection reads neither, and the collector makes an adapter per span.
+  private resourceView: { readonly attributes: Attributes } | undefined;
+  private scopeView: { readonly name: string; readonly version?: string | undefined } | undefined;
 
   constructor(
     private readonly record: OtlpSpan,
-    resource?: OtlpResource,
-    scope?: OtlpInstrumentationScope,
+    private readonly otlpResource?: OtlpResource,
+    private readonly otlpScope?: OtlpInstrumentationScope,
     keyCap?: KeyValueCap,
   ) {
     this.name = record.name ?? '';
     this.kind = OTLP_KIND_TO_API[record.kind ?? 0] ?? SpanKind.INTERNAL;
     const code = record.status?.code;
-    this.status = {
-      code: code === 1 ? SpanStatusCode.OK : code === 2 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET,
-      ...(record.status?.message ? { message: record.status.message } : {}),
-    };
+    const message = record.status?.message;
+    const apiCode = code === 1 ? SpanStatusCode.OK : code === 2 ? SpanStatusCode.ERROR : SpanStatusCode.UNSET;
+    this.status = message ? { code: apiCode, message } : { code: apiCode };
     this.startTime = nanosToHrTime(record.startTimeUnixNano);
     this.endTime = nanosToHrTime(record.endTimeUnixNano ?? record.startTimeUnixNano);
-    this.duration = hrDuration(this.startTime, this.endTime);
     this.context = {
       traceId: hex(record.traceId),
       spanId: hex(record.spanId),
@@ -102,12 +97,24 @@ export class OtlpSpanAdapter implements SpanShape {
     this.parentSpanContext = parent
       ? { traceId: this.context.traceId, spanId: parent, traceFlags: this.context.traceFlags, isRemote: false }
       : undefined;
-    this.resource = { attributes: keyValuesToAttributes(resource?.attributes) };
-    this.instrumentationScope = { name: scope?.name ?? '', version: scope?.version || undefined };
     this.attributeCache = keyValuesToAttributes(record.attributes);
     this.receivedAttributes = record.attributes?.length ?? 0;
     this.receivedEvents = record.events?.length ?? 0;
     keyCap?.apply(this.attributeCache);
+  }
+
+  get duration(): HrTime {
+    return hrDuration(this.startTime, this.endTime);
+  }
+
+  /** Mirrors the SDK's `ReadableSpan.resource`, for a processor that reads it in `onEnd`. */
+  get resource(): { readonly attributes: Attributes } {
+    return (this.resourceView ??= { attributes: keyValuesToAttributes(this.otlpResource?.attributes) });
+  }
+
+  /** Mirrors the SDK's `ReadableSpan.instrumentationScope`. */
+  get instrumentationScope(): { readonly name: string; readonly version?: string | undefined } {
+    return (this.scopeView ??= { name: this.otlpScope?.name ?? '', version: this.otlpScope?.version || undefined });
   }
 
   /** How the span changed since it was received (see otlp-encode). */

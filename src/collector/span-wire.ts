@@ -17,9 +17,12 @@ const I64 = 1;
 const LEN = 2;
 const I32 = 5;
 const TWO_32 = 4294967296;
+const NANOS_PER_SECOND = 1_000_000_000;
 
 class Reader {
   pos: number;
+  /** High half of the last `varint64` read (returned separately: no array per value). */
+  hi = 0;
   /** Field names from the span down to the message being read; joined into a path only when something fails. */
   readonly stack: string[] = [];
   constructor(
@@ -57,8 +60,8 @@ class Reader {
     this.fail(where, 'varint longer than 10 bytes');
   }
 
-  /** A 64-bit varint as two 32-bit halves. */
-  varint64(end: number, where: string): [lo: number, hi: number] {
+  /** A 64-bit varint's low 32 bits; its high 32 bits are left in `hi`. */
+  varint64(end: number, where: string): number {
     let lo = 0;
     let hi = 0;
     for (let i = 0; i < 10; i++) {
@@ -70,7 +73,10 @@ class Reader {
         lo += (bits & 0x0f) * 2 ** 28;
         hi += bits >> 4;
       } else hi += bits * 2 ** (7 * i - 32);
-      if (b < 0x80) return [lo >>> 0, hi % TWO_32 >>> 0];
+      if (b < 0x80) {
+        this.hi = hi % TWO_32 >>> 0;
+        return lo >>> 0;
+      }
     }
     this.fail(where, 'varint longer than 10 bytes');
   }
@@ -141,9 +147,19 @@ class Reader {
 }
 
 function unsignedString(lo: number, hi: number): string {
-  // Below 2^53 a double holds it exactly; nanosecond timestamps are above, and take the BigInt path.
+  // Below 2^53 a double holds it exactly.
   if (hi < 0x200000) return String(hi * TWO_32 + lo);
-  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+  // Above (every nanosecond timestamp): divided by 10^9 in 16-bit limbs, each step exact in a double, with no BigInt to allocate.
+  let seconds = 0;
+  let rest = 0;
+  for (let i = 0; i < 4; i++) {
+    const limb = i === 0 ? hi >>> 16 : i === 1 ? hi & 0xffff : i === 2 ? lo >>> 16 : lo & 0xffff;
+    const current = rest * 0x10000 + limb;
+    const q = Math.floor(current / NANOS_PER_SECOND);
+    rest = current - q * NANOS_PER_SECOND;
+    seconds = seconds * 0x10000 + q;
+  }
+  return `${seconds}${String(rest).padStart(9, '0')}`;
 }
 
 function signedString(lo: number, hi: number): string {
@@ -152,23 +168,14 @@ function signedString(lo: number, hi: number): string {
 }
 
 // proto3 scalars without explicit presence: a default value on the wire is the same as an absent field (protobufjs leaves it out too).
-function setString<T extends object>(target: T, key: keyof T, value: string, empty = ''): void {
-  if (value === empty) {
-    if (key in target) delete target[key];
-  }
-  else (target as Record<keyof T, unknown>)[key] = value;
+// Fields are set inline (one object shape per call site, which V8 optimises); only this rare case goes through a shared helper.
+function clear<T extends object>(target: T, key: keyof T): void {
+  if (key in target) delete target[key];
 }
-function setNumber<T extends object>(target: T, key: keyof T, value: number): void {
-  if (value === 0) {
-    if (key in target) delete target[key];
-  }
-  else (target as Record<keyof T, unknown>)[key] = value;
-}
-function setBytes<T extends object>(target: T, key: keyof T, value: Buffer): void {
-  if (value.length === 0) {
-    if (key in target) delete target[key];
-  }
-  else (target as Record<keyof T, unknown>)[key] = value;
+
+/** A oneof member came after another: the last one on the wire wins. */
+function clearOneof(value: OtlpAnyValue): void {
+  for (const k of Object.keys(value)) delete value[k as keyof OtlpAnyValue];
 }
 
 interface Budget {
@@ -187,11 +194,11 @@ class SpanDecoder {
     private readonly budget: Budget,
   ) {}
 
-  private tag(end: number, where: string): [id: number, wire: number] {
+  /** A field's tag: its number is `tag >>> 3`, its wire type `tag & 7` (apart, not as an array: this runs for every field). */
+  private tag(end: number, where: string): number {
     const tag = this.r.uint32(end, where);
-    const id = Math.floor(tag / 8);
-    if (id === 0) this.r.fail(where, 'field number 0 is invalid');
-    return [id, tag & 7];
+    if (tag < 8) this.r.fail(where, 'field number 0 is invalid');
+    return tag;
   }
 
   /** Enters a sub-message in `field`; returns where it ends. Pair with `close`. */
@@ -226,77 +233,115 @@ class SpanDecoder {
     const r = this.r;
     const span: OtlpSpan = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       switch (id) {
-        case 1:
+        case 1: {
           expectWire(r, wire, LEN, 'traceId');
-          setBytes(span, 'traceId', r.bytes(end, 'traceId'));
+          const v = r.bytes(end, 'traceId');
+          if (v.length !== 0) span.traceId = v;
+          else clear(span, 'traceId');
           break;
-        case 2:
+        }
+        case 2: {
           expectWire(r, wire, LEN, 'spanId');
-          setBytes(span, 'spanId', r.bytes(end, 'spanId'));
+          const v = r.bytes(end, 'spanId');
+          if (v.length !== 0) span.spanId = v;
+          else clear(span, 'spanId');
           break;
-        case 3:
+        }
+        case 3: {
           expectWire(r, wire, LEN, 'traceState');
-          setString(span, 'traceState', r.string(end, 'traceState'));
+          const v = r.string(end, 'traceState');
+          if (v !== '') span.traceState = v;
+          else clear(span, 'traceState');
           break;
-        case 4:
+        }
+        case 4: {
           expectWire(r, wire, LEN, 'parentSpanId');
-          setBytes(span, 'parentSpanId', r.bytes(end, 'parentSpanId'));
+          const v = r.bytes(end, 'parentSpanId');
+          if (v.length !== 0) span.parentSpanId = v;
+          else clear(span, 'parentSpanId');
           break;
-        case 5:
+        }
+        case 5: {
           expectWire(r, wire, LEN, 'name');
-          setString(span, 'name', r.string(end, 'name'));
+          const v = r.string(end, 'name');
+          if (v !== '') span.name = v;
+          else clear(span, 'name');
           break;
-        case 6:
+        }
+        case 6: {
           expectWire(r, wire, VARINT, 'kind');
-          setNumber(span, 'kind', r.uint32(end, 'kind') | 0);
+          const v = r.uint32(end, 'kind') | 0;
+          if (v !== 0) span.kind = v;
+          else clear(span, 'kind');
           break;
-        case 7:
+        }
+        case 7: {
           expectWire(r, wire, I64, 'startTimeUnixNano');
-          setString(span, 'startTimeUnixNano', r.fixed64String(end, 'startTimeUnixNano'), '0');
+          const v = r.fixed64String(end, 'startTimeUnixNano');
+          if (v !== '0') span.startTimeUnixNano = v;
+          else clear(span, 'startTimeUnixNano');
           break;
-        case 8:
+        }
+        case 8: {
           expectWire(r, wire, I64, 'endTimeUnixNano');
-          setString(span, 'endTimeUnixNano', r.fixed64String(end, 'endTimeUnixNano'), '0');
+          const v = r.fixed64String(end, 'endTimeUnixNano');
+          if (v !== '0') span.endTimeUnixNano = v;
+          else clear(span, 'endTimeUnixNano');
           break;
+        }
         case 9:
           (span.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
           break;
-        case 10:
+        case 10: {
           expectWire(r, wire, VARINT, 'droppedAttributesCount');
-          setNumber(span, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
+          const v = r.uint32(end, 'droppedAttributesCount');
+          if (v !== 0) span.droppedAttributesCount = v;
+          else clear(span, 'droppedAttributesCount');
           break;
+        }
         case 11: {
           const inner = this.open('events', wire, end);
           (span.events ??= []).push(this.event(inner));
           this.close(inner);
           break;
         }
-        case 12:
+        case 12: {
           expectWire(r, wire, VARINT, 'droppedEventsCount');
-          setNumber(span, 'droppedEventsCount', r.uint32(end, 'droppedEventsCount'));
+          const v = r.uint32(end, 'droppedEventsCount');
+          if (v !== 0) span.droppedEventsCount = v;
+          else clear(span, 'droppedEventsCount');
           break;
+        }
         case 13: {
           const inner = this.open('links', wire, end);
           (span.links ??= []).push(this.link(inner));
           this.close(inner);
           break;
         }
-        case 14:
+        case 14: {
           expectWire(r, wire, VARINT, 'droppedLinksCount');
-          setNumber(span, 'droppedLinksCount', r.uint32(end, 'droppedLinksCount'));
+          const v = r.uint32(end, 'droppedLinksCount');
+          if (v !== 0) span.droppedLinksCount = v;
+          else clear(span, 'droppedLinksCount');
           break;
+        }
         case 15: {
           const inner = this.open('status', wire, end);
           span.status = this.status(inner);
           this.close(inner);
           break;
         }
-        case 16:
+        case 16: {
           expectWire(r, wire, I32, 'flags');
-          setNumber(span, 'flags', r.fixed32(end, 'flags'));
+          const v = r.fixed32(end, 'flags');
+          if (v !== 0) span.flags = v;
+          else clear(span, 'flags');
           break;
+        }
         default:
           r.skip(wire, end, `#${id}`);
       }
@@ -308,7 +353,9 @@ class SpanDecoder {
     const r = this.r;
     const kv: OtlpKeyValue = { key: '' };
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       if (id === 1) {
         expectWire(r, wire, LEN, 'key');
         kv.key = r.string(end, 'key');
@@ -324,38 +371,38 @@ class SpanDecoder {
     const r = this.r;
     const value: OtlpAnyValue = {};
     // A oneof: the last member on the wire wins, as protobuf defines it.
-    const only = (): void => {
-      for (const k of Object.keys(value)) delete value[k as keyof OtlpAnyValue];
-    };
+    let members = 0;
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       switch (id) {
         case 1:
           expectWire(r, wire, LEN, 'stringValue');
-          only();
+          if (members++ > 0) clearOneof(value);
           value.stringValue = r.string(end, 'stringValue');
           break;
         case 2: {
           expectWire(r, wire, VARINT, 'boolValue');
-          only();
-          const [lo, hi] = r.varint64(end, 'boolValue');
-          value.boolValue = lo !== 0 || hi !== 0;
+          if (members++ > 0) clearOneof(value);
+          const lo = r.varint64(end, 'boolValue');
+          value.boolValue = lo !== 0 || r.hi !== 0;
           break;
         }
         case 3: {
           expectWire(r, wire, VARINT, 'intValue');
-          only();
-          const [lo, hi] = r.varint64(end, 'intValue');
-          value.intValue = signedString(lo, hi);
+          if (members++ > 0) clearOneof(value);
+          const lo = r.varint64(end, 'intValue');
+          value.intValue = signedString(lo, r.hi);
           break;
         }
         case 4:
           expectWire(r, wire, I64, 'doubleValue');
-          only();
+          if (members++ > 0) clearOneof(value);
           value.doubleValue = r.double(end, 'doubleValue');
           break;
         case 5: {
-          only();
+          if (members++ > 0) clearOneof(value);
           const inner = this.open('arrayValue', wire, end);
           const values: OtlpAnyValue[] = [];
           this.eachValue(inner, (field, w, e) => values.push(this.anyValueIn(field, w, e, depth)));
@@ -364,7 +411,7 @@ class SpanDecoder {
           break;
         }
         case 6: {
-          only();
+          if (members++ > 0) clearOneof(value);
           const inner = this.open('kvlistValue', wire, end);
           const values: OtlpKeyValue[] = [];
           this.eachValue(inner, (field, w, e) => values.push(this.keyValueIn(field, w, e, depth)));
@@ -374,7 +421,7 @@ class SpanDecoder {
         }
         case 7:
           expectWire(r, wire, LEN, 'bytesValue');
-          only();
+          if (members++ > 0) clearOneof(value);
           value.bytesValue = r.bytes(end, 'bytesValue');
           break;
         default:
@@ -388,7 +435,9 @@ class SpanDecoder {
   private eachValue(end: number, item: (field: string, wire: number, end: number) => void): void {
     const r = this.r;
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       if (id === 1) item('values', wire, end);
       else r.skip(wire, end, `#${id}`);
     }
@@ -398,17 +447,25 @@ class SpanDecoder {
     const r = this.r;
     const event: OtlpEvent = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       if (id === 1) {
         expectWire(r, wire, I64, 'timeUnixNano');
-        setString(event, 'timeUnixNano', r.fixed64String(end, 'timeUnixNano'), '0');
+        const v = r.fixed64String(end, 'timeUnixNano');
+        if (v !== '0') event.timeUnixNano = v;
+        else clear(event, 'timeUnixNano');
       } else if (id === 2) {
         expectWire(r, wire, LEN, 'name');
-        setString(event, 'name', r.string(end, 'name'));
+        const v = r.string(end, 'name');
+        if (v !== '') event.name = v;
+        else clear(event, 'name');
       } else if (id === 3) (event.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
       else if (id === 4) {
         expectWire(r, wire, VARINT, 'droppedAttributesCount');
-        setNumber(event, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
+        const v = r.uint32(end, 'droppedAttributesCount');
+        if (v !== 0) event.droppedAttributesCount = v;
+        else clear(event, 'droppedAttributesCount');
       } else r.skip(wire, end, `#${id}`);
     }
     return event;
@@ -418,23 +475,35 @@ class SpanDecoder {
     const r = this.r;
     const link: OtlpLink = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       if (id === 1) {
         expectWire(r, wire, LEN, 'traceId');
-        setBytes(link, 'traceId', r.bytes(end, 'traceId'));
+        const v = r.bytes(end, 'traceId');
+        if (v.length !== 0) link.traceId = v;
+        else clear(link, 'traceId');
       } else if (id === 2) {
         expectWire(r, wire, LEN, 'spanId');
-        setBytes(link, 'spanId', r.bytes(end, 'spanId'));
+        const v = r.bytes(end, 'spanId');
+        if (v.length !== 0) link.spanId = v;
+        else clear(link, 'spanId');
       } else if (id === 3) {
         expectWire(r, wire, LEN, 'traceState');
-        setString(link, 'traceState', r.string(end, 'traceState'));
+        const v = r.string(end, 'traceState');
+        if (v !== '') link.traceState = v;
+        else clear(link, 'traceState');
       } else if (id === 4) (link.attributes ??= []).push(this.keyValueIn('attributes', wire, end, 0));
       else if (id === 5) {
         expectWire(r, wire, VARINT, 'droppedAttributesCount');
-        setNumber(link, 'droppedAttributesCount', r.uint32(end, 'droppedAttributesCount'));
+        const v = r.uint32(end, 'droppedAttributesCount');
+        if (v !== 0) link.droppedAttributesCount = v;
+        else clear(link, 'droppedAttributesCount');
       } else if (id === 6) {
         expectWire(r, wire, I32, 'flags');
-        setNumber(link, 'flags', r.fixed32(end, 'flags'));
+        const v = r.fixed32(end, 'flags');
+        if (v !== 0) link.flags = v;
+        else clear(link, 'flags');
       } else r.skip(wire, end, `#${id}`);
     }
     return link;
@@ -444,13 +513,19 @@ class SpanDecoder {
     const r = this.r;
     const status: OtlpStatus = {};
     while (r.pos < end) {
-      const [id, wire] = this.tag(end, '');
+      const tag = this.tag(end, '');
+      const wire = tag & 7;
+      const id = tag >>> 3;
       if (id === 2) {
         expectWire(r, wire, LEN, 'message');
-        setString(status, 'message', r.string(end, 'message'));
+        const v = r.string(end, 'message');
+        if (v !== '') status.message = v;
+        else clear(status, 'message');
       } else if (id === 3) {
         expectWire(r, wire, VARINT, 'code');
-        setNumber(status, 'code', r.uint32(end, 'code') | 0);
+        const v = r.uint32(end, 'code') | 0;
+        if (v !== 0) status.code = v;
+        else clear(status, 'code');
       } else r.skip(wire, end, `#${id}`);
     }
     return status;

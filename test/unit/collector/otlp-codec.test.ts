@@ -164,6 +164,44 @@ describe('protobuf <-> JSON', () => {
     }
   });
 
+  it('decodes attribute keys that recur, that do not, that are long, and that are not valid UTF-8', async () => {
+    const limits = { maxAnyValueDepth: 128, maxValuesPerSpan: 10_000 };
+    const spans = Array.from({ length: 1500 }, (_, i) => ({
+      traceId: Buffer.alloc(16, 1),
+      spanId: Buffer.alloc(8, (i % 250) + 1),
+      attributes: [
+        { key: 'gen_ai.tool.name', value: { stringValue: 'search' } },
+        { key: `distinct.${i}`, value: { intValue: String(i) } },
+        { key: `long.${'k'.repeat(100)}.${i % 3}`, value: { boolValue: true } },
+        { key: 'clé', value: { stringValue: 'é' } },
+      ],
+    }));
+    const bytes = Buffer.from(encodeTraceRequestProto({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    const reference = decodeTraceRequestProto(bytes);
+    const perSpan = await decodeTraceRequestProtoPerSpan(bytes, limits);
+    expect(perSpan.rejectedSpans).toBe(0);
+    expect(perSpan.request).toEqual(reference);
+    // The key 'clé' (63 6c c3 a9) made 'cl', 0xE9, '!': not valid UTF-8 (protobufjs refuses it), decoded with U+FFFD, as Buffer decodes it.
+    const invalid = Buffer.from(bytes);
+    const utf8Key = Buffer.from([0x0a, 0x04, 0x63, 0x6c, 0xc3, 0xa9]);
+    let replaced = 0;
+    for (let at = invalid.indexOf(utf8Key); at >= 0; at = invalid.indexOf(utf8Key, at + 1), replaced++) invalid.set([0xe9, 0x21], at + 4);
+    expect(replaced).toBe(spans.length);
+    for (const span of reference.resourceSpans![0]!.scopeSpans![0]!.spans!) span.attributes![3]!.key = 'cl\ufffd!';
+    expect((await decodeTraceRequestProtoPerSpan(invalid, limits)).request).toEqual(reference);
+  });
+
+  it('decodes fixed64 timestamps to the exact decimal, across the whole 64-bit range', async () => {
+    const limits = { maxAnyValueDepth: 128, maxValuesPerSpan: 10_000 };
+    const values = [1n, (1n << 53n) - 1n, 1n << 53n, (1n << 53n) + 1n, 1_700_000_000_000_000_000n, 1_700_000_000_999_999_999n, 10n ** 19n, (1n << 64n) - 1n];
+    let seed = 7;
+    const random32 = (): bigint => BigInt((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0));
+    for (let i = 0; i < 2000; i++) values.push(((random32() << 32n) | random32()) >> BigInt(i % 12));
+    const spans = values.map((v) => ({ traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), startTimeUnixNano: v.toString() }));
+    const decoded = await decodeTraceRequestProtoPerSpan(encodeTraceRequestProto({ resourceSpans: [{ scopeSpans: [{ spans }] }] }), limits);
+    expect(decoded.request.resourceSpans![0]!.scopeSpans![0]!.spans!.map((s) => s.startTimeUnixNano)).toEqual(values.map((v) => (v === 0n ? undefined : v.toString())));
+  });
+
   it('decodes what the OpenTelemetry JS SDK serialises, identically from protobuf and from JSON', async () => {
     const spans = await sdkSpans();
     const fromProto = decodeTraceRequestProto(ProtobufTraceSerializer.serializeRequest(spans)!);
