@@ -243,12 +243,14 @@ describe('gateway Collector and Prometheus', () => {
       { description: 'every rule evaluated with health ok' },
     );
     // The API lists groups in its own order.
-    expect(groups.map((group) => group.name).sort()).toEqual(['loopguard.collector', 'loopguard.runs']);
+    expect(groups.map((group) => group.name).sort()).toEqual(['loopguard.collector', 'loopguard.exits', 'loopguard.runs']);
     expect(groups.flatMap((group) => group.rules.map((rule) => rule.name)).sort()).toEqual([
+      'LoopguardBudgetStopsFrequent',
       'LoopguardCollectorDroppingSpans',
       'LoopguardCollectorSheddingLoad',
       'LoopguardRunStopped',
       'LoopguardToolLoopingAcrossRuns',
+      'LoopguardUnverifiedCompletion',
       'LoopguardWarningRateHigh',
     ]);
     // Nothing here stopped a run or shed load.

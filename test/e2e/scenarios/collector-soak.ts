@@ -97,6 +97,7 @@ export async function soakCollector(options: SoakOptions): Promise<SoakFigures> 
     const duringLoad: HeapSample[] = [];
     let spans = 0;
     let runs = 0;
+    const collector = loopguard;
     const began = Date.now();
     let loadMs = 0;
     for (let step = 1; step <= options.samples; step++) {
@@ -113,13 +114,17 @@ export async function soakCollector(options: SoakOptions): Promise<SoakFigures> 
       loadMs += Date.now() - stepBegan;
       spans += load.stats.ackedSpans;
       runs += load.stats.ackedRuns;
+      // Acknowledged is not yet forwarded: the queued batches are buffers too. Sample what the runs hold, not what is in transit.
+      await waitFor(async () => sampleValue(await scrape(collector.url), 'loopguard_collector_spans_forwarded_total') >= spans, {
+        description: `the ${spans} acknowledged spans forwarded`,
+        timeoutMs: 60_000,
+      });
       duringLoad.push(await sample(loopguard, inspectPort, spans, runs));
       const last = duringLoad.at(-1)!;
       log(`${runs} runs, ${spans} spans (${Math.round((Date.now() - began) / 1000)} s): heap ${last.heapUsedMb} + buffers ${last.arrayBuffersMb} MB after GC, rss ${last.rssMb} MB, ${last.runsActive} runs tracked`);
     }
     const lastSpanAt = Date.now();
 
-    const collector = loopguard;
     await waitFor(async () => sampleValue(await scrape(collector.url), 'loopguard_runs_active') === 0, {
       description: `every idle run released (runTtlMs ${options.runTtlMs})`,
       timeoutMs: options.runTtlMs + 30_000,
