@@ -11,17 +11,19 @@ import { adviseOnUnpatchedAi6 } from './esm-advice.js';
 import { LoopguardAiSdkTelemetry } from './telemetry.js';
 import { wrapAgentGenerate, wrapGenerateText, wrapPrepareCall, wrapStreamText } from './v6-stop.js';
 import { rememberingStepCountIs } from './completion-gate.js';
+import { wrapV7Generation, wrapV7PrepareCall } from './v7-hidden-prompt.js';
 
 const V6 = ['>=6.0.0 <7'];
+const V7 = ['>=7.0.0 <8'];
 /** The package name ai is installed under by default. */
 export const AI_MODULE = 'ai';
 
 export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConfig {
   /**
-   * Package names under which ai@6 is installed, for the module hooks and
-   * the eager patch of `ToolLoopAgent`. default ['ai'] (an app that installs
-   * a second major under an alias lists the alias too). Read when the
-   * instrumentation is created.
+   * Package names under which ai@6 or ai@7 is installed, for the module
+   * hooks and the eager patch of `ToolLoopAgent`. default ['ai'] (an app
+   * that installs a second major under an alias lists the alias too). Read
+   * when the instrumentation is created.
    */
   aiModules?: string[];
 }
@@ -29,6 +31,7 @@ export interface AiSdkInstrumentationConfig extends LoopguardInstrumentationConf
 type AnyFn = (...args: never[]) => unknown;
 interface AiModule {
   registerTelemetryIntegration?: unknown;
+  registerTelemetry?: unknown;
   stepCountIs?: (n: number) => unknown;
   generateText?: AnyFn;
   streamText?: AnyFn;
@@ -51,6 +54,8 @@ const currentGuard = () => instances.current?.getConfig().guard;
  * For ai@6 the break also has to stop the loop: `ToolLoopAgent` is patched
  * on its prototype (no hooks needed) and `generateText`/`streamText` as
  * module exports (require hook under CJS, import-in-the-middle under ESM).
+ * ai@7 is patched the same way for calls whose telemetry hides their
+ * inputs, so messages reach the model (see v7-hidden-prompt.ts).
  */
 export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentationConfig> {
   declare ready: Promise<void>;
@@ -64,7 +69,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
 
   protected init() {
     return (this.getConfig().aiModules ?? [AI_MODULE]).map(
-      (name) => new InstrumentationNodeModuleDefinition(name, V6, (m: AiModule) => this.patchV6(m), (m?: AiModule) => this.unpatchV6(m)),
+      (name) => new InstrumentationNodeModuleDefinition(name, [...V6, ...V7], (m: AiModule) => (isV6(m) ? this.patchV6(m) : this.patchV7(m)), (m?: AiModule) => this.unpatchAgent(m)),
     );
   }
 
@@ -86,7 +91,7 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const list = (globalThis as GlobalWithIntegrations).AI_SDK_TELEMETRY_INTEGRATIONS;
     const at = list?.indexOf(this.telemetry) ?? -1;
     if (list && at >= 0) list.splice(at, 1);
-    for (const m of this.eager ?? []) this.unpatchV6(m);
+    for (const m of this.eager ?? []) this.unpatchAgent(m);
     this.eager = undefined;
   }
 
@@ -99,10 +104,14 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     const patches = (this.getConfig().aiModules ?? [AI_MODULE]).map((name) =>
       withModule(name, (loaded) => {
         const m = loaded as AiModule;
-        if (!isV6(m) || !this.isEnabled()) return;
-        this.patchAgent(m);
+        if (!this.isEnabled()) return;
+        if (isV6(m)) {
+          this.patchAgent(m);
+          adviseOnUnpatchedAi6(name, m.generateText);
+        } else if (isV7(m)) {
+          this.patchAgentV7(m);
+        } else return;
         (this.eager ??= []).push(m);
-        adviseOnUnpatchedAi6(name, m.generateText);
       }),
     );
     return Promise.all(patches).then(() => undefined);
@@ -122,17 +131,19 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
       // Conditions made through the module remember their limit: a run they end with tool calls pending is max_turns.
       stepCountIs: rememberingStepCountIs(stepCountIs),
     };
-    try {
-      // An import-in-the-middle namespace accepts assignments.
-      Object.assign(moduleExports, replacements);
-      return moduleExports;
-    } catch {
-      // The CJS build exports read-only getters: hand back a patched copy instead.
-      return Object.assign(Object.create(null) as AiModule, moduleExports, replacements);
-    }
+    return withExports(moduleExports, replacements);
   }
 
-  private unpatchV6(moduleExports?: AiModule): void {
+  /** Module hook for ai@7: only calls that hide their inputs from telemetry are changed (see v7-hidden-prompt.ts). */
+  private patchV7(moduleExports: AiModule): AiModule {
+    if (!isV7(moduleExports)) return moduleExports;
+    this.patchAgentV7(moduleExports);
+    const { generateText, streamText } = moduleExports;
+    if (typeof generateText !== 'function' || typeof streamText !== 'function' || isWrapped(generateText)) return moduleExports;
+    return withExports(moduleExports, { generateText: wrapV7Generation(generateText as never, currentGuard), streamText: wrapV7Generation(streamText as never, currentGuard) });
+  }
+
+  private unpatchAgent(moduleExports?: AiModule): void {
     const proto = moduleExports?.ToolLoopAgent?.prototype;
     if (proto && isWrapped(proto.prepareCall)) this._unwrap(proto, 'prepareCall');
     if (proto && isWrapped(proto.generate)) this._unwrap(proto, 'generate');
@@ -145,9 +156,29 @@ export class AiSdkInstrumentation extends InstrumentationBase<AiSdkInstrumentati
     if (typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapPrepareCall(original as never, stepCountIs, currentGuard) as never);
     if (typeof proto.generate === 'function' && !isWrapped(proto.generate)) this._wrap(proto, 'generate', (original) => wrapAgentGenerate(original as never, currentGuard) as never);
   }
+
+  private patchAgentV7(moduleExports: AiModule): void {
+    const proto = moduleExports.ToolLoopAgent?.prototype;
+    if (proto && typeof proto.prepareCall === 'function' && !isWrapped(proto.prepareCall)) this._wrap(proto, 'prepareCall', (original) => wrapV7PrepareCall(original as never, currentGuard) as never);
+  }
+}
+
+function withExports(moduleExports: AiModule, replacements: Partial<AiModule>): AiModule {
+  try {
+    // An import-in-the-middle namespace accepts assignments.
+    Object.assign(moduleExports, replacements);
+    return moduleExports;
+  } catch {
+    // A CJS build exports read-only getters: hand back a patched copy instead.
+    return Object.assign(Object.create(null) as AiModule, moduleExports, replacements);
+  }
 }
 
 /** ai@6 exports `registerTelemetryIntegration`; ai@7 renamed it `registerTelemetry`. */
 function isV6(m: AiModule): boolean {
   return typeof m.registerTelemetryIntegration === 'function';
+}
+
+function isV7(m: AiModule): boolean {
+  return typeof m.registerTelemetry === 'function' && !isV6(m);
 }

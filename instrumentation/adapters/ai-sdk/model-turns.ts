@@ -13,7 +13,9 @@ import type { ModelResponse } from '../../guard.js';
  * - ai@7 reports each model call to its telemetry integrations
  *   (`onLanguageModelCallEnd`: finish reason, usage, content parts), and
  *   hands `onStepStart` the prompt array the step's model call is then made
- *   with: a waiting message is appended to it, for that call only.
+ *   with: a waiting message is appended to it, for that call only. A call
+ *   that hides its inputs from telemetry hands over a copy instead; its
+ *   message goes through `prepareStep` (v7-hidden-prompt.ts).
  * - ai@6 reports each step to `onStepFinish`; its step-start event carries no
  *   prompt, so a message goes through the loop's `prepareStep` instead (the
  *   `generateText`/`streamText`/`ToolLoopAgent` wrappers of v6-stop.ts).
@@ -74,10 +76,17 @@ export function recordModelCall(guard: ToolCallGuard, event: ModelCallEnd, span:
   return guard.recordModelResponse(modelResponseOf(event), { span, attributes: FRAMEWORK });
 }
 
-/** ai@7: appends the run's waiting message to the prompt the step's model call is about to be made with. */
-export function deliverToPrompt(guard: ToolCallGuard | undefined, event: { promptMessages?: unknown }): void {
+/**
+ * ai@7: appends the run's waiting message to the prompt the step's model call
+ * is about to be made with. With the call's `recordInputs: false`, ai@7 hands
+ * integrations a filtered copy of the event (it says so: `recordInputs` is on
+ * every event) whose `promptMessages` is a fresh empty array: the message,
+ * handed out once, would be pushed where no model reads it. It is then left
+ * waiting, as it is for an empty array, which no model call is made with.
+ */
+export function deliverToPrompt(guard: ToolCallGuard | undefined, event: { promptMessages?: unknown; recordInputs?: unknown }): void {
   const prompt = event?.promptMessages;
-  if (!guard || !Array.isArray(prompt)) return;
+  if (!guard || !Array.isArray(prompt) || prompt.length === 0 || event.recordInputs === false) return;
   const message = guard.takeModelMessage();
   if (message !== undefined) prompt.push({ role: 'user', content: [{ type: 'text', text: message }] });
 }

@@ -197,8 +197,8 @@ export class LoopguardAiSdkTelemetry {
     this.modelCallMarks.delete(runId);
   }
 
-  /** ai@7 hands this the prompt of the step's model call: the run's waiting message is added to it. */
-  onStepStart(event: { promptMessages?: unknown }): void {
+  /** ai@7 hands this the prompt of the step's model call (unless the call hides its inputs): the run's waiting message is added to it. */
+  onStepStart(event: { promptMessages?: unknown; recordInputs?: unknown }): void {
     deliverToPrompt(this.guard(), event);
   }
 

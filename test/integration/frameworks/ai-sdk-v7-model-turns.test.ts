@@ -1,7 +1,8 @@
 import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
-import { generateText, streamText, type ModelMessage } from 'ai';
+import { generateText, streamText, ToolLoopAgent, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { APICallError } from '@ai-sdk/provider';
+import { LoopBreakError } from '../../../src/breaker.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../../instrumentation/index.js';
@@ -15,7 +16,8 @@ let h: Harness;
 let events: LoopEvent[];
 
 beforeAll(async () => {
-  instrumentation = new AiSdkInstrumentation({ guard: createHarness().guard, aiModules: [] });
+  // ai@7's ToolLoopAgent is patched on its prototype (generateText only through the module hooks, not loaded here).
+  instrumentation = new AiSdkInstrumentation({ guard: createHarness().guard });
   await instrumentation.ready;
 });
 afterAll(() => instrumentation.disable());
@@ -23,7 +25,7 @@ afterEach(() => h.close());
 
 function use() {
   ({ h, events } = modelHarness());
-  instrumentation.setConfig({ guard: h.guard, aiModules: [] });
+  instrumentation.setConfig({ guard: h.guard });
 }
 
 /** generateText called again after each answer, asking to continue. */
@@ -33,6 +35,14 @@ async function drive(scenario: Scenario, extra: Record<string, unknown> = {}): P
     const result = (await generateText({ model, messages: messages as ModelMessage[], ...extra } as never)) as { response: { messages: ModelMessage[] } };
     return [...messages, ...result.response.messages];
   });
+  return { error, prompts: model.doGenerateCalls.map((c) => JSON.stringify(c.prompt)) };
+}
+
+/** A ToolLoopAgent asked to continue after each answer. */
+async function driveAgent(scenario: Scenario, settings: Record<string, unknown>): Promise<Driven> {
+  const model = new MockLanguageModelV4({ doGenerate: turnsDoGenerate(scenario.turns) as never });
+  const agent = new ToolLoopAgent({ model, ...settings });
+  const error = await keepAsking(h, scenario, async (messages) => [...messages, ...(await agent.generate({ messages: messages as ModelMessage[] })).response.messages]);
   return { error, prompts: model.doGenerateCalls.map((c) => JSON.stringify(c.prompt)) };
 }
 
@@ -95,6 +105,47 @@ describe('AI SDK 7 (messages through the step prompt): model turns', () => {
     expect(chats.map((s) => s.attributes['loopguard.level'])).toEqual([undefined, undefined, 'warning', 'break']);
     expect(rootSpan(h).attributes['loopguard.run.exit_reason']).toBe('truncation');
   });
+
+  describe("with the call's telemetry recordInputs: false (integrations get a filtered copy of the prompt)", () => {
+    const hidden = { telemetry: { recordInputs: false } };
+
+    it('generateText without the module hook: the waiting message is not lost in the copy, it stays waiting', async () => {
+      use();
+      const model = new MockLanguageModelV4({ doGenerate: turnsDoGenerate(SCENARIOS.truncatedOnce.turns) as never });
+      const waiting = await h.guard.run('writer', async () => {
+        // Cut off, then asked again (and finished): the second call's prompt is hidden from loopguard.
+        for (let i = 0; i < 2; i++) await generateText({ model, prompt: 'Write the table.', ...hidden } as never);
+        return h.guard.takeModelMessage();
+      });
+      expect(waiting).toContain('Output limit hit: continue from where you stopped');
+    });
+
+    describe('ToolLoopAgent (patched on its prototype): the message goes through prepareStep', () => {
+      modelTurnAcceptance(() => {
+        use();
+        return { h, events, drive: (scenario) => driveAgent(scenario, hidden) };
+      });
+    });
+  });
+
+  describe("with the call's telemetry recordOutputs: false (integrations get no response content)", () => {
+    it('repeated answers are not judged (no text to compare); budgets and truncation still are', async () => {
+      use();
+      const repeating = await drive(SCENARIOS.repeating, { telemetry: { recordOutputs: false } });
+      expect(repeating.error).toBeUndefined();
+      expect(events).toEqual([]);
+      expect(llmSpans(h).every((s) => s.attributes['loopguard.output.sketch'] === undefined)).toBe(true);
+      h.close();
+      use();
+      expectKeepsWritingStoppedAtBudget(h, await drive(SCENARIOS.keepsWriting, { telemetry: { recordOutputs: false } }));
+      h.close();
+      use();
+      const truncated = await drive(SCENARIOS.truncated, { telemetry: { recordOutputs: false } });
+      expect((truncated.error as LoopBreakError).reason).toBe('truncation');
+      expect(truncated.prompts[1]).toContain('Output limit hit');
+    });
+  });
+
 
   // A tracing integration's span of each model call besides loopguard's record of the response: counted once, in either order.
   const tracings = {
