@@ -39,8 +39,24 @@ for (const ch of '=(){}[]<>;|&$`\\*') CODE_CHAR_CODES[ch.charCodeAt(0)] = 1;
  */
 export function normalizeText(s: string): string {
   if (s.length > MAX_NORMALIZED_CHARS || (!MAY_CHANGE.test(s) && !isTerminalMark(s.charCodeAt(s.length - 1)))) return s;
+  if (s.length > MEMO_MAX_CHARS) return normalizeUncached(s);
+  let out = memo.get(s);
+  if (out === undefined) {
+    out = normalizeUncached(s);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(s, out);
+  }
+  return out;
+}
+
+// Agents repeat their arguments (that is what loops are), and rows repeat their strings: remember recent results.
+const MEMO_MAX_ENTRIES = 1024;
+const MEMO_MAX_CHARS = 1024;
+const memo = new Map<string, string>();
+
+function normalizeUncached(s: string): string {
   const n = s.length;
-  // One pass over the code units settles the common ASCII cases (nothing to do) before any memo lookup.
+  // One pass over the code units decides, for the common ASCII case, whether there is anything to do.
   let spaces = 0;
   let anomaly = false;
   let upper = false;
@@ -55,13 +71,13 @@ export function normalizeText(s: string): string {
       continue;
     }
     prevSpace = false;
-    if (c >= 128) return remembered(s, UNICODE);
+    if (c >= 128) return normalizeUnicode(s);
     if (c >= 65 && c <= 90) upper = true;
     else if (c >= 9 && c <= 13) anomaly = true;
     else if (CODE_CHAR_CODES[c] === 1) code = true;
   }
   if (prevSpace && n > 0) anomaly = true;
-  if (code) return spaces > 0 || anomaly ? remembered(s, CODE) : s;
+  if (code) return spaces > 0 || anomaly ? collapseCode(s) : s;
   if (!anomaly && !upper && !isTerminalMark(s.charCodeAt(n - 1))) {
     if (spaces === 0) return s;
     // Already lower-case and single-spaced: only a repeated token can change it.
@@ -69,45 +85,7 @@ export function normalizeText(s: string): string {
     if (!hasRepeat(tokens)) return s;
     return prose(tokens, s, false, isAsciiWord);
   }
-  return remembered(s, anomaly ? SPACED_PROSE : PROSE);
-}
-
-/** What is left to do with a string after the scan: the rules it still needs. */
-const UNICODE = 0;
-const CODE = 1;
-const PROSE = 2;
-/** Prose with whitespace anomalies: trimmed and split on whitespace runs. */
-const SPACED_PROSE = 3;
-type Rules = typeof UNICODE | typeof CODE | typeof PROSE | typeof SPACED_PROSE;
-
-// Agents repeat their arguments (that is what loops are), and rows repeat their strings: remember recent results.
-const MEMO_MAX_ENTRIES = 1024;
-const MEMO_MAX_CHARS = 1024;
-const memo = new Map<string, string>();
-
-/** The rules applied to `s`, through the memo of recent results. */
-function remembered(s: string, rules: Rules): string {
-  if (s.length > MEMO_MAX_CHARS) return apply(s, rules);
-  let out = memo.get(s);
-  if (out === undefined) {
-    out = apply(s, rules);
-    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
-    memo.set(s, out);
-  }
-  return out;
-}
-
-function apply(s: string, rules: Rules): string {
-  switch (rules) {
-    case UNICODE:
-      return normalizeUnicode(s);
-    case CODE:
-      return collapseCode(s);
-    case PROSE:
-      return prose(s.split(' '), s, false, isAsciiWord);
-    case SPACED_PROSE:
-      return prose(s.trim().split(WHITESPACE_RUN), s, true, isAsciiWord);
-  }
+  return prose(anomaly ? s.trim().split(WHITESPACE_RUN) : s.split(' '), s, anomaly, isAsciiWord);
 }
 
 function hasRepeat(tokens: string[]): boolean {
