@@ -244,9 +244,14 @@ export class LoopGuardSpanProcessor implements GuardHost {
 
   /** The run a span belongs to: an explicit conversation/session id, else its trace. */
   runKeyOf(span: SpanShape): string | undefined {
+    return this.runKeyWith(span, this.explicitRunKey(span.attributes));
+  }
+
+  /** {@link runKeyOf} with the span's explicit run key already read. */
+  private runKeyWith(span: SpanShape, explicit: string | undefined): string | undefined {
     const traceId = span.spanContext().traceId;
     const state = this.traces.get(traceId);
-    const key = this.explicitRunKey(span.attributes) ?? state?.runKey;
+    const key = explicit ?? state?.runKey;
     if (key !== undefined) return key;
     // A tool span that is its own root has no run around it: nothing to compare it with.
     if (parentOf(span) === undefined) return undefined;
@@ -373,7 +378,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
   private evaluateToolSpan(span: SpanShape): Decision {
     const view = readToolSpan(span);
     if (!view) return NO_DECISION;
-    const runKey = this.runKeyOf(span);
+    // The reader already read the run-key attributes; only a custom attribute, which comes first, is left to read.
+    const runKey = this.runKeyWith(span, this.engine.options.runKeyAttribute === undefined ? view.runKey : this.explicitRunKey(span.attributes));
     if (runKey === undefined) {
       this.warnOutsideRun(view.tool);
       return NO_DECISION;

@@ -19,9 +19,25 @@ const OTLP_KIND_TO_API: Record<number, SpanKind> = {
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
-/** A decimal nanosecond count (as both codecs give them: unsigned, canonical) as [seconds, nanoseconds], by slicing the digits. */
+/** A decimal nanosecond count (as both codecs give them: unsigned, canonical) as [seconds, nanoseconds]. */
 export function nanosToHrTime(nanos: string | undefined): HrTime {
   if (nanos === undefined || nanos.length <= 9) return [0, Number(nanos ?? '0')];
+  // Digit by digit: no slices, no string-to-number conversions (two timestamps a span). Exact for a uint64's
+  // 20 digits at most: the seconds stay below 2^53. Anything else is read as before.
+  if (nanos.length > 20) return sliceToHrTime(nanos);
+  const split = nanos.length - 9;
+  let seconds = 0;
+  let fraction = 0;
+  for (let i = 0; i < nanos.length; i++) {
+    const digit = nanos.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return sliceToHrTime(nanos);
+    if (i < split) seconds = seconds * 10 + digit;
+    else fraction = fraction * 10 + digit;
+  }
+  return [seconds, fraction];
+}
+
+function sliceToHrTime(nanos: string): HrTime {
   return [Number(nanos.slice(0, -9)), Number(nanos.slice(-9))];
 }
 
@@ -142,7 +158,10 @@ export class OtlpSpanAdapter implements SpanShape {
     if (value === undefined || value === null) return this;
     this.attributeCache[key] = value;
     const list = (this.record.attributes ??= []);
-    const index = list.findIndex((kv) => kv.key === key);
+    // The first entry with the key, as findIndex finds it, without a closure per call: detection sets several attributes on every span.
+    let index = 0;
+    while (index < list.length && list[index]!.key !== key) index++;
+    if (index === list.length) index = -1;
     if (index < 0) list.push({ key, value: attributeToAnyValue(value) });
     else {
       list[index]!.value = attributeToAnyValue(value);
@@ -152,7 +171,11 @@ export class OtlpSpanAdapter implements SpanShape {
   }
 
   setAttributes(attributes: Attributes): this {
-    for (const [k, v] of Object.entries(attributes)) if (v !== undefined) this.setAttribute(k, v);
+    const keys = Object.keys(attributes);
+    for (let i = 0; i < keys.length; i++) {
+      const v = attributes[keys[i]!];
+      if (v !== undefined) this.setAttribute(keys[i]!, v);
+    }
     return this;
   }
 

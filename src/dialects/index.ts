@@ -41,7 +41,9 @@ export function readToolSpan(span: ToolSpanInput): ToolSpanView | undefined {
       const view = read(span);
       if (view === undefined) continue;
       const runKey = readRunKey(span.attributes);
-      return runKey === undefined ? view : { ...view, runKey };
+      // Every reader returns a fresh object: adding the key costs less than a spread copy on every span.
+      if (runKey !== undefined) (view as ToolSpanView).runKey = runKey;
+      return view;
     }
   } catch {
     // A malformed foreign span is not loopguard's to fail on.

@@ -176,12 +176,27 @@ function add(s: number): void {
   if (v < mins[bin]!) mins[bin] = v;
 }
 
-const HEX_DIGITS = '0123456789abcdef';
+/** Where the bins start in a sketch's hex: after the bigram count and the skeleton hash. */
+const BINS_AT = 10;
+/** Char codes of the hex digits. */
+const HEX_CODES = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/**
+ * The sketch's characters are written here and read out as one flat string:
+ * appending its 74 digits one by one made a rope that every later read of the
+ * sketch had to flatten first. Reused, like `mins`.
+ */
+const sketchChars = Buffer.alloc(BINS_AT + SKETCH_BINS);
 
 function encode(shingles: number, skeleton: number): string {
   const count = shingles > 255 ? 255 : shingles;
-  let out = HEX_DIGITS[count >>> 4]! + HEX_DIGITS[count & 15]! + skeleton.toString(16).padStart(8, '0');
-  if (shingles === 0) return out + '0'.repeat(SKETCH_BINS);
+  const out = sketchChars;
+  out[0] = HEX_CODES[count >>> 4]!;
+  out[1] = HEX_CODES[count & 15]!;
+  for (let k = 0; k < 8; k++) out[2 + k] = HEX_CODES[(skeleton >>> (28 - 4 * k)) & 15]!;
+  if (shingles === 0) {
+    out.fill(HEX_CODES[0]!, BINS_AT);
+    return out.toString('latin1');
+  }
   // An empty bin borrows the next filled bin's minimum (circularly): short texts leave most bins empty.
   let first = 0;
   while (mins[first] === EMPTY) first++;
@@ -189,14 +204,26 @@ function encode(shingles: number, skeleton: number): string {
     if (mins[k] === EMPTY) mins[k] = carry;
     else carry = mins[k]!;
   }
-  for (let k = 0; k < SKETCH_BINS; k++) out += HEX_DIGITS[mins[k]! & 15]!;
-  return out;
+  for (let k = 0; k < SKETCH_BINS; k++) out[BINS_AT + k] = HEX_CODES[mins[k]! & 15]!;
+  return out.toString('latin1');
 }
 
 /** Bigram count of a sketch (its first two hex digits). */
 export function sketchShingles(sketch: string): number {
+  const high = hexDigit(sketch.charCodeAt(0));
+  const low = hexDigit(sketch.charCodeAt(1));
+  // Two hex digits (every sketch made here) are read without the slice; anything else as parseInt reads it.
+  if (high >= 0 && low >= 0) return high * 16 + low;
   const n = parseInt(sketch.slice(0, 2), 16);
   return Number.isNaN(n) ? 0 : n;
+}
+
+/** The value of a hex digit's char code, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
 }
 
 /** Is a sketch of a value long enough to be compared by similarity? */
@@ -234,8 +261,6 @@ export function sketchSimilarity(a: string, b: string): number {
   return Math.max(0, (equal / SKETCH_BINS - 1 / 16) / (15 / 16));
 }
 
-/** Where the bins start in a sketch's hex: after the bigram count and the skeleton hash. */
-const BINS_AT = 10;
 
 /**
  * A sketch packed into 32-bit words: the skeleton hash, then the bins 8 to a

@@ -103,5 +103,12 @@ describe('attribute conversions', () => {
     expect(nanosToHrTime('999')).toEqual([0, 999]);
     expect(nanosToHrTime('1000000000')).toEqual([1, 0]);
     expect(nanosToHrTime('18446744073709551615')).toEqual([18_446_744_073, 709_551_615]);
+    expect(nanosToHrTime('0001000000005')).toEqual([1, 5]);
+  });
+
+  it('reads what is not up to 20 decimal digits as Number reads its slices', () => {
+    for (const text of ['123456789012345678901', '12x4567890123', '-1000000000', '1e10000000000']) {
+      expect(nanosToHrTime(text)).toEqual([Number(text.slice(0, -9)), Number(text.slice(-9))]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalize, resultDigest } from '../../../src/fingerprint/index.js';
-import { SKETCH_MAX_CHARS, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
+import { SKETCH_MAX_CHARS, sketchShingles, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
 import { referenceSketch } from './sketch-reference.js';
 
 const TRACEBACK =
@@ -65,5 +65,17 @@ describe('textSketch', () => {
     expect(huge.length).toBeGreaterThan(10_000_000);
     const text = canonicalize(huge);
     expect(textSketch(text)).toBe(textSketch(text.slice(0, SKETCH_MAX_CHARS)));
+  });
+});
+
+describe('sketchShingles', () => {
+  it('reads the first two hex digits in either case, and anything else as parseInt reads it', () => {
+    expect(sketchShingles('ff00000000')).toBe(255);
+    expect(sketchShingles('1A')).toBe(26);
+    expect(sketchShingles('0c' + '0'.repeat(72))).toBe(12);
+    expect(sketchShingles('1g')).toBe(1);
+    expect(sketchShingles(' 9')).toBe(9);
+    expect(sketchShingles('zz')).toBe(0);
+    expect(sketchShingles('')).toBe(0);
   });
 });
