@@ -16,7 +16,7 @@ import { exitReason, isTurnLimitError, type ExitReason } from '../src/exit-reaso
 import type { CallEnd, CallFacts } from '../src/call-entry.js';
 import { fingerprintArgs } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
-import { ACTION_BLOCK, ACTION_BREAK, type GuardHost } from '../src/processor.js';
+import { ACTION_BLOCK, ACTION_BREAK, inputSeen, NAME_ONLY_ARGS, unrecordedResult, type GuardHost } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import { isOutcome, type Level, type Outcome } from '../src/types.js';
@@ -89,6 +89,16 @@ export interface ToolCallInfo {
   /** When the call started and ended (epoch ms), for calls replayed from a record. default: the clock */
   startTime?: number;
   endTime?: number;
+  /**
+   * The caller was not shown the arguments (a framework hiding them from its telemetry; `args` is ignored): the call is
+   * known by its tool name alone, as a tool span that records no arguments is.
+   */
+  argsUnseen?: boolean;
+  /**
+   * The caller is not shown the result (`execute` resolves to a stand-in): it counts as an answer of its own, never
+   * empty and never a repeat, as on a tool span that records no result.
+   */
+  resultUnseen?: boolean;
 }
 
 export interface RunOptions {
@@ -147,6 +157,8 @@ interface Call extends CallFacts {
   runKey: string | undefined;
   /** Ends the span, unless it belongs to another instrumentation. */
   end: () => void;
+  /** The caller is not shown the result (`ToolCallInfo.resultUnseen`). */
+  resultUnseen: boolean;
 }
 
 const noop = (): void => undefined;
@@ -460,7 +472,9 @@ export class Guard {
   /** Starts (or adopts) the call's span and resolves its run. */
   private begin(tool: string, args: unknown, info: ToolCallInfo, reused: (Span & SpanShape) | undefined): Call {
     const fingerprint = this.processor.fingerprintOptions(tool);
-    const fp = fingerprintArgs(args, fingerprint);
+    const argsSeen = info.argsUnseen !== true;
+    const resultUnseen = info.resultUnseen === true;
+    const fp = argsSeen ? fingerprintArgs(args, fingerprint) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS, argsSketch: undefined };
     const attributes: Attributes = reused
       ? {}
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
@@ -468,7 +482,8 @@ export class Guard {
     if (fp.normArgsHash !== fp.argsHash) attributes[sc.ATTR_LOOPGUARD_NORM_ARGS_HASH] = fp.normArgsHash;
     if (fp.argsSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SKETCH] = fp.argsSketch;
     if (info.callId !== undefined) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ID] = info.callId;
-    if (this.capture) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
+    if (this.capture && argsSeen) attributes[sc.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = captureAttribute(args, this.capture);
+    if (!argsSeen || resultUnseen) attributes[sc.ATTR_LOOPGUARD_INPUT] = inputSeen(argsSeen, !resultUnseen);
     if (info.attributes) Object.assign(attributes, info.attributes);
     let span: Span & SpanShape;
     if (reused) {
@@ -482,8 +497,8 @@ export class Guard {
     return {
       span,
       tool,
-      hasArgs: true,
-      args,
+      hasArgs: argsSeen,
+      args: argsSeen ? args : undefined,
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
       argsSketch: fp.argsSketch,
@@ -494,14 +509,18 @@ export class Guard {
       startMs: info.startTime ?? this.processor.now(),
       endMs: info.endTime,
       end: reused ? noop : () => span.end(info.endTime),
+      resultUnseen,
     };
   }
 
   private recordResult(call: Call, result: unknown): Decision {
-    if (this.capture) call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
+    if (this.capture && !call.resultUnseen) call.span.setAttribute(sc.ATTR_GEN_AI_TOOL_CALL_RESULT, captureAttribute(result, this.capture));
     if (call.runKey === undefined) return this.processor.evaluate(call.span);
     const declared = call.span.attributes?.[sc.ATTR_LOOPGUARD_OUTCOME];
-    const end: CallEnd = { kind: 'returned', result, outcome: isOutcome(declared) ? declared : undefined };
+    const outcome = isOutcome(declared) ? declared : undefined;
+    const end: CallEnd = call.resultUnseen
+      ? { kind: 'hashed', resultHash: unrecordedResult(call.span.spanContext().spanId), outcome: outcome ?? 'ok' }
+      : { kind: 'returned', result, outcome };
     return this.processor.recordCall(call.span, call.runKey, call, end, this.options.classifyResult);
   }
 

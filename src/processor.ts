@@ -108,10 +108,16 @@ export const ACTION_BREAK = 'break';
 const ACTION_FOR_LEVEL = { warning: 'nudge', critical: 'block', break: 'break' } as const;
 
 /** A result hash for a call whose result nobody recorded: unique, so it can never look like a repeat. */
-function unrecordedResult(spanId: string): string {
+export function unrecordedResult(spanId: string): string {
   return hashText(`loopguard:unrecorded:${spanId}`);
 }
-const NAME_ONLY_ARGS = hashText('loopguard:unrecorded-args');
+/** The arguments hash of a call whose arguments nobody recorded: its tool name is all that tells it from others. */
+export const NAME_ONLY_ARGS = hashText('loopguard:unrecorded-args');
+
+/** What `loopguard.input` says of a call whose arguments or result were not all seen. */
+export function inputSeen(hasArgs: boolean, hasResult: boolean): string {
+  return hasArgs ? (hasResult ? 'full' : 'args') : hasResult ? 'result' : 'name_only';
+}
 
 interface TraceState {
   runKey: string | undefined;
@@ -455,7 +461,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
     }
     if (view.dialect !== 'loopguard') {
-      span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, view.hasArgs ? (view.hasResult ? 'full' : 'args') : view.hasResult ? 'result' : 'name_only');
+      span.setAttribute(sc.ATTR_LOOPGUARD_INPUT, inputSeen(view.hasArgs, view.hasResult));
     }
     const action = a[sc.ATTR_LOOPGUARD_ACTION];
     const ownShape = a[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH];

@@ -47,7 +47,7 @@ export const ATTR_LOOPGUARD_STEP = 'loopguard.step';
 export const ATTR_LOOPGUARD_LEVEL = 'loopguard.level';
 /** Set when the call was not executed because the breaker blocked or refused it. */
 export const ATTR_LOOPGUARD_ACTION = 'loopguard.action';
-/** Which parts of a foreign tool span were readable: `full`, `args`, `result`, `name_only`. */
+/** Which parts of a foreign tool span were readable, or of a guarded call whose framework hid some: `full`, `args`, `result`, `name_only`. */
 export const ATTR_LOOPGUARD_INPUT = 'loopguard.input';
 /** On an LLM span: the similarity sketch of the response text, computed where the text was seen (the text itself is not recorded). */
 export const ATTR_LOOPGUARD_OUTPUT_SKETCH = 'loopguard.output.sketch';

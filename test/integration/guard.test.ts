@@ -72,6 +72,39 @@ describe('one history entry whoever records the call', () => {
     // The empty answer and the repeated answer carry a shape; the others need none.
     expect(spans.slice(0, 4).map((s) => s.attributes['loopguard.args.shape_hash'] !== undefined)).toEqual([true, false, false, true]);
   });
+
+  it('a call whose arguments or result the caller was not shown is recorded like a span that lacks them', async () => {
+    h = createHarness({ captureContent: true });
+    const tracer = h.provider.getTracer('other-instrumentation');
+    await h.guard.run('guarded', async () => {
+      await h.guard.callTool('lookup', { id: 'ord-1' }, () => [], { argsUnseen: true });
+      await h.guard.callTool('lookup', { id: 'ord-2' }, () => undefined, { resultUnseen: true });
+    });
+    await h.guard.run('foreign', async () => {
+      const payloads = [{ 'gen_ai.tool.call.result': '[]' }, { 'gen_ai.tool.call.arguments': JSON.stringify({ id: 'ord-2' }) }];
+      for (const payload of payloads) {
+        tracer.startActiveSpan('execute_tool lookup', (span) => {
+          span.setAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', ...payload });
+          span.end();
+        });
+      }
+    });
+    const recorded = (s: { attributes: Record<string, unknown> }) =>
+      ['loopguard.args.hash', 'loopguard.outcome', 'loopguard.input', 'loopguard.args.shape_hash', 'loopguard.step'].map((k) => s.attributes[k]);
+    const spans = h.toolSpans();
+    expect(spans).toHaveLength(4);
+    expect(spans.slice(2).map(recorded)).toEqual(spans.slice(0, 2).map(recorded));
+    expect(spans.map((s) => s.attributes['loopguard.input'])).toEqual(['result', 'args', 'result', 'args']);
+    expect(spans[0]!.attributes['loopguard.result.hash']).toBe(spans[2]!.attributes['loopguard.result.hash']);
+    // A result nobody saw is an answer of its own: never empty, never the same as another.
+    expect(spans[1]!.attributes['loopguard.outcome']).toBe('ok');
+    expect(spans[1]!.attributes['loopguard.result.hash']).toMatch(HEX16);
+    expect(spans[1]!.attributes['loopguard.result.hash']).not.toBe(spans[3]!.attributes['loopguard.result.hash']);
+    // What was hidden from the caller is not captured either.
+    expect(spans[0]!.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(spans[1]!.attributes['gen_ai.tool.call.result']).toBeUndefined();
+    expect(spans[1]!.attributes['gen_ai.tool.call.arguments']).toBeDefined();
+  });
 });
 
 describe('the breaker', () => {

@@ -13,6 +13,9 @@ interface ToolCallEvent {
   toolCallId?: string;
   toolCall?: { toolName?: string; toolCallId?: string; input?: unknown };
   execute: () => Promise<unknown>;
+  /** ai@7: false when the call hides its inputs (or outputs) from telemetry; integrations then get neither. */
+  recordInputs?: unknown;
+  recordOutputs?: unknown;
 }
 interface ToolEndEvent {
   callId?: string;
@@ -111,7 +114,13 @@ export class LoopguardAiSdkTelemetry {
         ran();
         return output;
       },
-      { callId: toolCallId || undefined, attributes: { [ATTR_LOOPGUARD_FRAMEWORK]: 'ai-sdk' } },
+      {
+        callId: toolCallId || undefined,
+        attributes: { [ATTR_LOOPGUARD_FRAMEWORK]: 'ai-sdk' },
+        // Hidden content is unseen, not an empty result or one argument list shared by every call.
+        argsUnseen: event.recordInputs === false,
+        resultUnseen: event.recordOutputs === false,
+      },
     );
     const guarded = run ? context.with(run.context, call) : call();
     const settled = guarded.then(

@@ -11,7 +11,7 @@ export interface ToolCallGuard {
     tool: string,
     args: unknown,
     execute: () => unknown,
-    info?: { callId?: string; attributes?: Attributes; spanName?: string; kind?: SpanKind },
+    info?: { callId?: string; attributes?: Attributes; spanName?: string; kind?: SpanKind; argsUnseen?: boolean; resultUnseen?: boolean },
   ): Promise<unknown>;
   /** Opens a run for an invocation the framework starts and ends (see shared/auto-run.ts). */
   startRun(name: string, options?: RunOptions): OpenRun;
