@@ -3,7 +3,6 @@ import { LoopBreakError, type LoopEvidence } from '../src/breaker.js';
 import type { ModelEvidence } from '../src/detectors/model-turns.js';
 import { MODEL_TOOL } from '../src/engine.js';
 import { outputTextAttributes, readModelTurn } from '../src/model-span.js';
-import { GENAI_OUTPUT_MESSAGES } from '../src/dialects/attributes.js';
 import type { GuardHost, ModelJudgement } from '../src/processor.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
@@ -148,7 +147,7 @@ export class ModelTurns {
       Object.assign(attributes, outputTextAttributes(text));
       // The text leaves the process only by the user's choice, redacted and cut like tool content.
       if (this.deps.capture && own) {
-        attributes[GENAI_OUTPUT_MESSAGES] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: captureAttribute(text, this.deps.capture) }] }]);
+        attributes[sc.ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: captureAttribute(text, this.deps.capture) }] }]);
       }
     }
     if (extra) Object.assign(attributes, extra);
