@@ -46,6 +46,8 @@ export interface RunLookup {
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
   /** Has the run a failed check still open (else a success has nothing to clear)? */
   hasOpenChecks(runKey: string): boolean;
+  /** Is the completion gate on? Off, no call needs its subjects or its exit code read. */
+  readonly gateOn: boolean;
 }
 
 /** Classifies a result before the built-in rules (the guard's `classifyResult` option). */
@@ -90,7 +92,7 @@ export class CallEntries {
       informative = digest.informative;
       sketch = digest.sketch;
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
-      checked = checkOutcome(end.result);
+      checked = this.runs.gateOn ? checkOutcome(end.result) : undefined;
       const result = end.result;
       if ((checked ?? outcome) === 'error') said = () => (typeof result === 'string' ? result : safeJson(result));
     } else if (end.kind === 'failed') {
@@ -122,10 +124,10 @@ export class CallEntries {
   /**
    * The subjects the call checked (`outcome`: how the check went); a failure
    * that only says the thing is not there checks no service or file. Only failures, and successes while a
-   * failure is open, need them: most calls skip the inference.
+   * failure is open, need them, and only while the gate is on: most calls skip the inference.
    */
   private subjects(runKey: string, call: CallFacts, outcome: Outcome, said: (() => string | undefined) | undefined): readonly string[] | undefined {
-    if (!call.hasArgs || outcome === 'pending' || (outcome !== 'error' && !this.runs.hasOpenChecks(runKey))) return undefined;
+    if (!this.runs.gateOn || !call.hasArgs || outcome === 'pending' || (outcome !== 'error' && !this.runs.hasOpenChecks(runKey))) return undefined;
     const rule = this.runs.subjectRule(call.tool);
     const found = this.errors.run('the subject rule threw; the call checks no subject', () => subjectsOf(call.args, rule), []);
     if (found.length === 0) return undefined;

@@ -114,7 +114,7 @@ export class LoopEngine {
   private readonly modelContext: ModelDetectorContext;
   private readonly modelEvidence: ModelEvidence[] = [];
   /** `disable: ['completion-gate']` leaves it off. */
-  private readonly gateOn: boolean;
+  readonly gateOn: boolean;
   private sweepCountdown = 0;
   /** Runs forgotten because of the cap or the idle TTL. */
   evictions = 0;

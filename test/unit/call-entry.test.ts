@@ -7,9 +7,9 @@ import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, gateOn = true) {
   const caught: unknown[] = [];
-  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks };
+  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks, gateOn };
   const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
   return { entries, caught };
 }
@@ -125,6 +125,15 @@ describe('CallEntries.build: subjects of checks', () => {
     // A failure that only says the file is not there checks no file, as a thrown one would.
     expect(entries.build('r', facts({ path: 'cfg.yaml' }), returned({ exit_code: 1, output: 'cfg.yaml: No such file or directory' })).subjects).toBeUndefined();
     expect(entries.build('r', facts({ command: 'ls' }), returned({ output: 'a b' })).checkOutcome).toBeUndefined();
+  });
+
+  it('infers nothing with the completion gate off: neither subjects nor an exit code, and the tool\'s rule is never called', () => {
+    let ruleCalls = 0;
+    const { entries } = builder(false, () => () => (ruleCalls++, ['test://x']), true, false);
+    const pytest = entries.build('r', facts({ command: 'pytest tests/a.py' }), returned({ returncode: 1, output: '1 failed' }));
+    expect([pytest.subjects, pytest.checkOutcome, ruleCalls]).toEqual([undefined, undefined, 0]);
+    expect(entries.build('r', facts({ url: 'http://a:1' }), failed('Connection refused')).subjects).toBeUndefined();
+    expect(ruleCalls).toBe(0);
   });
 
   it("uses the tool's own rule, and reports one that throws instead of failing the call", () => {
