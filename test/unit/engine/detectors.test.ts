@@ -331,6 +331,27 @@ describe('a body resent', () => {
   });
 });
 
+describe('a write whose read-back holds', () => {
+  const dedupe = (n: number) => ({ tool: 'crm_dedupe', args: 'contacts by email', result: `merged C-9${n}1, C-9${n}2, job dd-${n}` });
+  const duplicates = { tool: 'crm_sql', args: 'duplicated emails', result: 'ana.ruiz@northwind.example 2, j.okafor@contoso.example 2', informative: true };
+
+  it('flags the write and its unchanged read-back as ping-pong, a period after one whose results all held', () => {
+    const r = feed(times(10, (i) => (i % 2 ? dedupe(i) : duplicates)));
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('ping-pong');
+    expect(r.levels[9]).toBe('break');
+  });
+
+  it('does not flag a read-back that moves (each merge left fewer duplicates)', () => {
+    const calls = times(10, (i) => (i % 2 ? dedupe(i) : { ...duplicates, result: `${20 - i} duplicated emails left: ana.ruiz@northwind.example and others` }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+
+  it('needs the read-back to say something: a bare acknowledgement held is no observation', () => {
+    expect(feed(times(10, (i) => (i % 2 ? dedupe(i) : { tool: 'sync', args: 'contacts', result: 'ok' }))).firstWarning).toBeNull();
+  });
+});
+
 describe('the same answer to other words', () => {
   it('flags a question reworded while the informative answer stays the same', () => {
     const r = feed(times(6, (i) => ({ tool: 'search', args: `wording ${i}`, result: 'same hits', informative: true })));
