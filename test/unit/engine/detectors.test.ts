@@ -347,6 +347,10 @@ describe('a write whose read-back holds', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  it('reads a read-back made at a waiting pace as waiting (a sync that may yet land)', () => {
+    expect(feed(times(10, (i) => (i % 2 ? dedupe(i) : { ...duplicates, durationMs: 45_000 }))).firstWarning).toBeNull();
+  });
+
   it('needs the read-back to say something: a bare acknowledgement held is no observation', () => {
     expect(feed(times(10, (i) => (i % 2 ? dedupe(i) : { tool: 'sync', args: 'contacts', result: 'ok' }))).firstWarning).toBeNull();
   });
