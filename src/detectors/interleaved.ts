@@ -44,22 +44,23 @@ export function freshWorkBetween(h: RunHistory, newer: number, older: number): b
  * answer instead: only new work in between (an edit, a wait) ends the count.
  * Reading other things or finding nothing elsewhere meanwhile does not bring
  * into being what was not there, so re-asking between other lookups, or a
- * few times in a row after them, is no progress either.
+ * few times in a row after them, is no progress either. So is a body resent
+ * (see resendsABody): reading does not change what writing it again does.
  */
 export const interleavedNoProgress: Detector = (h, ctx, out) => {
   const outcome = h.outcome(0);
   if (outcome === 'error' || outcome === 'pending') return;
   const floor = ctx.floor('no-progress', h.toolId(0));
-  const nothingFound = outcome === 'empty';
+  const heldToWork = outcome === 'empty' || resendsABody(h);
   // Repeats back to back and nothing else are the periodic detector's.
-  if ((!nothingFound && h.exactRun(1) > 0) || h.earlierSameCalls() < floor - 1) return;
+  if ((!heldToWork && h.exactRun(1) > 0) || h.earlierSameCalls() < floor - 1) return;
   let calls = 1;
   let last = 0;
   let paced = h.spaced(0);
   for (let back = 1; back < h.size; back++) {
     if (!h.sameCall(0, back)) continue;
     if (!h.sameResult(0, back)) break;
-    if (nothingFound ? freshWorkBetween(h, last, back) : !onlyFillerBetween(h, last, back)) break;
+    if (heldToWork ? freshWorkBetween(h, last, back) : !onlyFillerBetween(h, last, back)) break;
     calls++;
     last = back;
     paced &&= h.spaced(back);
@@ -80,6 +81,18 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, 'call', calls + 1),
   });
 };
+
+/**
+ * Does the latest call carry what it does in its arguments (free text: a
+ * file's whole new content, a patch, a script) and get only an
+ * acknowledgement back? Sent again unchanged, it does the same thing again;
+ * what the run read in between cannot change that, only new work can (an
+ * edit it would undo, a wait). A short command (a click on "Add to cart")
+ * may do something else on the page the run moved to: it is not held to it.
+ */
+function resendsABody(h: RunHistory): boolean {
+  return h.hasFreeText(0) && !h.informative(0);
+}
 
 function onlyFillerBetween(h: RunHistory, newer: number, older: number): boolean {
   for (let between = newer + 1; between < older; between++) if (!filler(h, between)) return false;

@@ -65,7 +65,38 @@ export const periodic: Detector = (h, ctx, out) => {
     }
     return;
   }
+  const readBack = heldReadBack(h);
+  // The receipts changed, so the evidence is the read-back alone: one period more than a ping-pong whose results all held.
+  const periods = readBack / 2;
+  if (readBack > 0 && periods >= ctx.floor('ping-pong', h.toolId(0))) {
+    out.push({ ...evidence(h, 'ping-pong', 'ping-pong', 2, periods, Math.floor(periods + 1), 'call'), since: h.total - readBack - 1 });
+  }
 };
+
+/**
+ * A write and its read-back, the same two calls in turn, where the read-back
+ * answers the same informative thing every time while the write's receipts
+ * change (a fresh id, a version, the row range an append landed in): the
+ * write changes nothing the run looks at (an upstream sync re-creates what
+ * was merged, an append lands outside the range read back). Returns how many
+ * of the latest calls repeat the call two before them (0 when no side held).
+ * Pauses and pending answers are waiting, and failures are the retry tiers'.
+ */
+function heldReadBack(h: RunHistory): number {
+  if (h.sameCall(0, 1) || waitsEachPeriod(h, 2)) return 0;
+  let run = 0;
+  let latestHeld = true;
+  let otherHeld = true;
+  while (run + 2 < h.size && h.sameCall(run, run + 2) && h.outcome(run) === 'ok' && h.outcome(run + 2) === 'ok') {
+    if (!h.sameResult(run, run + 2)) {
+      if (run % 2 === 0) latestHeld = false;
+      else otherHeld = false;
+    }
+    run++;
+  }
+  if (run < 2) return 0;
+  return (latestHeld && h.informative(0)) || (otherHeld && h.informative(1)) ? run : 0;
+}
 
 /** Did the latest `calls` calls all get the very same result (not merely near ones)? */
 function sameTextThroughout(h: RunHistory, calls: number): boolean {

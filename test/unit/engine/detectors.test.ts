@@ -293,6 +293,69 @@ describe('no-progress with filler', () => {
   });
 });
 
+describe('a body resent', () => {
+  // The same patch written out again and again, only acknowledged, with the agent re-reading the file in between.
+  const patch = {
+    command: [
+      "cat > fix.patch << 'EOF'",
+      '--- a/django/urls/resolvers.py',
+      '+++ b/django/urls/resolvers.py',
+      '@@ -256,7 +257,10 @@',
+      '                 try:',
+      '                     kwargs[key] = converter.to_python(value)',
+      '                 except ValueError:',
+      '+                    return None',
+      '+                except Http404 as e:',
+      "+                    raise Resolver404({'path': path}) from e",
+      'EOF',
+    ].join('\n'),
+  };
+  const write = { tool: 'bash', argsValue: patch, result: '' };
+  const shell = (command: string, result = '') => ({ tool: 'bash', args: command, result, informative: result.length >= 64 });
+  const view = (from: number) => shell(`sed -n '${from},${from + 20}p' django/urls/resolvers.py`, `${from}: def match(self, path): match = self.regex.search(path) if match: kwargs = match.groupdict()`);
+
+  it('counts it across reading in between: reading does not change what writing it again does', () => {
+    const r = feed([view(250), write, view(255), write, view(260), write]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('no-progress');
+  });
+
+  it('stops counting at new work in between (an edit that the write undoes)', () => {
+    const edit = (n: number) => shell(`sed -i '${259 + n}s/ValueError/(ValueError, Http404)/' django/urls/resolvers.py`);
+    expect(feed([view(250), write, edit(0), write, edit(1), write, edit(2), write]).firstWarning).toBeNull();
+  });
+
+  it('leaves a short command alone: the same click may do something else on the page the run moved to', () => {
+    const calls = times(12, (i) => (i % 2 ? { tool: 'click', args: 'button#add-to-cart', result: 'added' } : shell(`open /p/${i}`, `product page ${i}: trail shoe size ${i}, in stock, ships in two days from the warehouse`)));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+});
+
+describe('a write whose read-back holds', () => {
+  const dedupe = (n: number) => ({ tool: 'crm_dedupe', args: 'contacts by email', result: `merged C-9${n}1, C-9${n}2, job dd-${n}` });
+  const duplicates = { tool: 'crm_sql', args: 'duplicated emails', result: 'ana.ruiz@northwind.example 2, j.okafor@contoso.example 2', informative: true };
+
+  it('flags the write and its unchanged read-back as ping-pong, a period after one whose results all held', () => {
+    const r = feed(times(10, (i) => (i % 2 ? dedupe(i) : duplicates)));
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('ping-pong');
+    expect(r.levels[9]).toBe('break');
+  });
+
+  it('does not flag a read-back that moves (each merge left fewer duplicates)', () => {
+    const calls = times(10, (i) => (i % 2 ? dedupe(i) : { ...duplicates, result: `${20 - i} duplicated emails left: ana.ruiz@northwind.example and others` }));
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+
+  it('reads a read-back made at a waiting pace as waiting (a sync that may yet land)', () => {
+    expect(feed(times(10, (i) => (i % 2 ? dedupe(i) : { ...duplicates, durationMs: 45_000 }))).firstWarning).toBeNull();
+  });
+
+  it('needs the read-back to say something: a bare acknowledgement held is no observation', () => {
+    expect(feed(times(10, (i) => (i % 2 ? dedupe(i) : { tool: 'sync', args: 'contacts', result: 'ok' }))).firstWarning).toBeNull();
+  });
+});
+
 describe('the same answer to other words', () => {
   it('flags a question reworded while the informative answer stays the same', () => {
     const r = feed(times(6, (i) => ({ tool: 'search', args: `wording ${i}`, result: 'same hits', informative: true })));
