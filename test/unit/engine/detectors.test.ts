@@ -206,6 +206,29 @@ describe('same-error', () => {
   it('does not flag different failures', () => {
     expect(feed(times(6, (i) => ({ tool: 'get', args: `u${i}`, result: `HTTP ${400 + i}`, outcome: 'error' as const }))).firstWarning).toBeNull();
   });
+
+  describe('across tools', () => {
+    const note = { tool: 'think', args: 'note', result: 'OK.' };
+    const invalid = (tool: string, args: string, failure: 'deterministic' | 'transient' = 'deterministic') =>
+      ({ tool, args, result: 'Invalid action!', outcome: 'error' as const, failure });
+
+    it('counts the variants of every tool when every action fails the same deterministic way, notes aside', () => {
+      const calls = [note, invalid('click', 'a'), invalid('click', 'b'), note, invalid('search', 'c'), invalid('search', 'd'), note, invalid('exit', 'e')];
+      const r = feed(calls);
+      expect(r.firstWarning).toBe(8);
+      expect(r.detectors[7]).toBe('same-error');
+    });
+
+    it('ends the streak at a call that told something new', () => {
+      const calls = [invalid('click', 'a'), invalid('click', 'b'), { tool: 'search', args: 'c', result: 'three products' }, invalid('search', 'd'), invalid('exit', 'e'), invalid('exit', 'f')];
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+
+    it('leaves transient failures to each tool (an outage answers every tool alike)', () => {
+      const calls = ['orders', 'stock', 'prices', 'users', 'invoices', 'refunds'].map((tool) => invalid(tool, 'q', 'transient'));
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+  });
 });
 
 describe('pending-resubmit', () => {
