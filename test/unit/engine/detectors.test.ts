@@ -463,6 +463,19 @@ describe('failure-repeat', () => {
     expect(feed([apply, sleep, apply, sleep, apply, sleep, apply]).firstWarning).toBeNull();
   });
 
+  it('reads time the run let pass as a wait, but not a call that merely follows a slow attempt', () => {
+    // `compose up` fails after 38 s each time; the logs are read 2 s after it ended, or 40 s after.
+    const run = (pauseMs: number) =>
+      [0, 1, 2].flatMap((round) => {
+        const start = round * (38_000 + pauseMs + 5_000);
+        const up = { tool: 'bash', args: 'docker compose up -d', result: 'db unhealthy', outcome: 'error' as const, failure: 'deterministic' as const, startMs: start, durationMs: 38_000 };
+        const logs = { tool: 'bash', args: 'docker compose logs db', result: 'chmod: Operation not permitted', startMs: start + 38_000 + pauseMs, durationMs: 500 };
+        return round < 2 ? [up, logs] : [up];
+      });
+    expect(feed(run(2_000)).firstWarning).toBe(5);
+    expect(feed(run(40_000)).firstWarning).toBeNull();
+  });
+
   it('ends the count when the call succeeds or fails another way', () => {
     const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
     expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
