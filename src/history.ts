@@ -69,6 +69,7 @@ const FLAG_BLOCKED = 4;
 const FLAG_INFORMATIVE = 8;
 const FLAG_NAMES_ID = 16;
 const FLAG_SPACED = 32;
+const FLAG_WAITED = 64;
 const TOOL_AND_OUTCOME = 0xffffff03;
 /**
  * A call that starts this long after the previous one started, or lasts this
@@ -204,7 +205,11 @@ export class RunHistory {
   push(tool: number, e: HistoryEntry): void {
     // Waiting shows as a start half a minute after the last one, or as a call that itself took that long (a long poll,
     // a wait tool, a slow run the agent was asked to repeat).
-    const spaced = (this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS) || e.endMs - e.startMs >= SPACED_MS;
+    const long = e.endMs - e.startMs >= SPACED_MS;
+    const spaced = (this.total > 0 && e.startMs - this.lastStartMs >= SPACED_MS) || long;
+    // Time the run itself let pass: the call lasted long, or began long after the last one ended. A call that merely
+    // follows a slow one (a 38 s `compose up`) comes at a waiting pace but waited for nothing.
+    const waited = (this.total > 0 && e.startMs - this.lastMs >= SPACED_MS) || long;
     if (this.total === 0) this.firstMs = e.startMs;
     this.lastMs = e.endMs;
     this.lastStartMs = e.startMs;
@@ -222,7 +227,7 @@ export class RunHistory {
     b[o + F_RES_HI] = hi(e.resultHash);
     b[o + F_RES_LO] = lo(e.resultHash);
     const flags =
-      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
+      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0) | (waited ? FLAG_WAITED : 0);
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
@@ -304,6 +309,11 @@ export class RunHistory {
   /** Did the call `back` steps ago come at a waiting pace (see SPACED_MS)? */
   spaced(back: number): boolean {
     return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_SPACED) !== 0;
+  }
+
+  /** Did the call `back` steps ago wait: last 30 s or more itself, or begin 30 s or more after the call before it ended? */
+  waited(back: number): boolean {
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_WAITED) !== 0;
   }
 
   /** Did each of the latest `calls` calls (at least one) start at least SPACED_MS after the call before it? */

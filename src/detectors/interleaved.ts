@@ -24,8 +24,9 @@ export function filler(h: RunHistory, back: number): boolean {
  */
 export function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
   for (let between = newer + 1; between < older; between++) {
-    // Waiting lets what the call met change (a lock released, a file arrived): a retry after it is no resend.
-    if (h.spaced(between)) return true;
+    // Waiting lets what the call met change (a lock released, a file arrived): a retry after it is no resend. A call
+    // that only follows a slow attempt (logs read right after a 38 s `compose up` failed) waited for nothing.
+    if (h.waited(between)) return true;
     const outcome = h.outcome(between);
     if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
     if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between) && h.answeredBefore(between)) return true;

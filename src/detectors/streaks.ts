@@ -2,6 +2,7 @@ import type { TieredDetector } from '../config.js';
 import type { RunHistory } from '../history.js';
 import type { Outcome } from '../types.js';
 import { sameCallAgain, type Detector, type Evidence } from './evidence.js';
+import { filler } from './interleaved.js';
 
 /**
  * Streak detectors: the latest calls share an outcome. They scan back at
@@ -113,29 +114,23 @@ export const emptyStreak: Detector = (h, ctx, out) => {
  * `same-error`: one tool failing with the same error while the arguments keep
  * changing (different commands, the same "permission denied"). Scores the
  * distinct argument variants tried; retries of one call are `retry-storm`.
+ * When the failure is deterministic and every action of the run fails that
+ * way, tool after tool with nothing but notes in between (a text game's
+ * "Invalid action!" for clicks, then searches, then exits), the variants of
+ * all those tools count together.
  */
 export const sameError: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'error') return;
   const tool = h.toolId(0);
-  const streak: number[] = [0];
-  // A call carrying text (an edit's old and new text) fails again and again while the agent reads around it: the
-  // tool's other operations (a `view` between failed `str_replace`s) do not end the streak.
-  const carriesText = h.hasFreeText(0);
-  for (let back = 1; back < h.size; back++) {
-    if (h.toolId(back) !== tool) continue;
-    if (h.outcome(back) === 'error' && h.sameResult(0, back)) streak.push(back);
-    else if (!carriesText || h.sameOperation(0, back)) break;
-  }
-  let variants = 0;
-  for (let i = 0; i < streak.length; i++) {
-    let fresh = true;
-    for (let j = 0; j < i; j++) {
-      if (h.sameCall(streak[i]!, streak[j]!)) {
-        fresh = false;
-        break;
-      }
+  let streak = toolErrorStreak(h);
+  let variants = distinctCalls(h, streak);
+  if (h.failure(0) === 'deterministic') {
+    const everyAction = runErrorStreak(h);
+    const across = distinctCalls(h, everyAction);
+    if (across > variants) {
+      streak = everyAction;
+      variants = across;
     }
-    if (fresh) variants++;
   }
   if (variants < 2 || variants < ctx.floor('same-error', tool)) return;
   out.push({
@@ -150,3 +145,52 @@ export const sameError: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, 'tool', variants + 1),
   });
 };
+
+/** The latest call's tool failing with its answer, newest first (steps back), until the tool answered otherwise. */
+function toolErrorStreak(h: RunHistory): number[] {
+  const tool = h.toolId(0);
+  const streak: number[] = [0];
+  // A call carrying text (an edit's old and new text) fails again and again while the agent reads around it: the
+  // tool's other operations (a `view` between failed `str_replace`s) do not end the streak.
+  const carriesText = h.hasFreeText(0);
+  for (let back = 1; back < h.size; back++) {
+    if (h.toolId(back) !== tool) continue;
+    if (h.outcome(back) === 'error' && h.sameResult(0, back)) streak.push(back);
+    else if (!carriesText || h.sameOperation(0, back)) break;
+  }
+  return streak;
+}
+
+/**
+ * Calls of any tool failing with the latest call's answer, newest first, back
+ * to the first call that was neither such a failure nor filler (a note to
+ * itself): a success, a different failure or a new answer ends it. Across
+ * tools only short answers match, by equality (history numbers long ones per
+ * tool).
+ */
+function runErrorStreak(h: RunHistory): number[] {
+  const streak: number[] = [0];
+  for (let back = 1; back < h.size; back++) {
+    if (h.outcome(back) === 'error') {
+      if (!h.sameResult(0, back)) break;
+      streak.push(back);
+    } else if (!filler(h, back)) break;
+  }
+  return streak;
+}
+
+/** How many of the calls (steps back) differ from every newer one in tool or arguments. */
+function distinctCalls(h: RunHistory, calls: readonly number[]): number {
+  let n = 0;
+  for (let i = 0; i < calls.length; i++) {
+    let fresh = true;
+    for (let j = 0; j < i; j++) {
+      if (h.sameCall(calls[i]!, calls[j]!)) {
+        fresh = false;
+        break;
+      }
+    }
+    if (fresh) n++;
+  }
+  return n;
+}

@@ -206,6 +206,29 @@ describe('same-error', () => {
   it('does not flag different failures', () => {
     expect(feed(times(6, (i) => ({ tool: 'get', args: `u${i}`, result: `HTTP ${400 + i}`, outcome: 'error' as const }))).firstWarning).toBeNull();
   });
+
+  describe('across tools', () => {
+    const note = { tool: 'think', args: 'note', result: 'OK.' };
+    const invalid = (tool: string, args: string, failure: 'deterministic' | 'transient' = 'deterministic') =>
+      ({ tool, args, result: 'Invalid action!', outcome: 'error' as const, failure });
+
+    it('counts the variants of every tool when every action fails the same deterministic way, notes aside', () => {
+      const calls = [note, invalid('click', 'a'), invalid('click', 'b'), note, invalid('search', 'c'), invalid('search', 'd'), note, invalid('exit', 'e')];
+      const r = feed(calls);
+      expect(r.firstWarning).toBe(8);
+      expect(r.detectors[7]).toBe('same-error');
+    });
+
+    it('ends the streak at a call that told something new', () => {
+      const calls = [invalid('click', 'a'), invalid('click', 'b'), { tool: 'search', args: 'c', result: 'three products' }, invalid('search', 'd'), invalid('exit', 'e'), invalid('exit', 'f')];
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+
+    it('leaves transient failures to each tool (an outage answers every tool alike)', () => {
+      const calls = ['orders', 'stock', 'prices', 'users', 'invoices', 'refunds'].map((tool) => invalid(tool, 'q', 'transient'));
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+  });
 });
 
 describe('pending-resubmit', () => {
@@ -501,6 +524,19 @@ describe('failure-repeat', () => {
     const sleep = { tool: 'bash', args: 'sleep 90', result: '', durationMs: 90_000 };
     const apply = { tool: 'bash', args: 'terraform apply tfplan', result: 'Error acquiring the state lock', outcome: 'error' as const, failure: 'deterministic' as const };
     expect(feed([apply, sleep, apply, sleep, apply, sleep, apply]).firstWarning).toBeNull();
+  });
+
+  it('reads time the run let pass as a wait, but not a call that merely follows a slow attempt', () => {
+    // `compose up` fails after 38 s each time; the logs are read 2 s after it ended, or 40 s after.
+    const run = (pauseMs: number) =>
+      [0, 1, 2].flatMap((round) => {
+        const start = round * (38_000 + pauseMs + 5_000);
+        const up = { tool: 'bash', args: 'docker compose up -d', result: 'db unhealthy', outcome: 'error' as const, failure: 'deterministic' as const, startMs: start, durationMs: 38_000 };
+        const logs = { tool: 'bash', args: 'docker compose logs db', result: 'chmod: Operation not permitted', startMs: start + 38_000 + pauseMs, durationMs: 500 };
+        return round < 2 ? [up, logs] : [up];
+      });
+    expect(feed(run(2_000)).firstWarning).toBe(5);
+    expect(feed(run(40_000)).firstWarning).toBeNull();
   });
 
   it('ends the count when the call succeeds or fails another way', () => {

@@ -19,6 +19,8 @@ export interface Call {
   failure?: FailureKind;
   /** The arguments as the processor sees them: hashed and sketched as it would (instead of `args` and `norm`). */
   argsValue?: unknown;
+  /** When the call began, in ms (0 unless given). */
+  startMs?: number;
   /** How long the call took (a `sleep 90` lasts 90 000). */
   durationMs?: number;
 }
@@ -43,8 +45,8 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       namesId: c.namesId,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
-      startMs: 0,
-      endMs: c.durationMs ?? 0,
+      startMs: c.startMs ?? 0,
+      endMs: (c.startMs ?? 0) + (c.durationMs ?? 0),
     });
     levels.push(d.level);
     detectors.push(d.evidence[0]?.detector);
