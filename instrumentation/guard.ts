@@ -502,6 +502,8 @@ export class Guard {
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
       argsSketch: fp.argsSketch,
+      // Signed when the call ends, if it or one in the window found nothing.
+      argsWords: undefined,
       fingerprint,
       shapeHash: undefined,
       blocked: false,

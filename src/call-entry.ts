@@ -1,5 +1,15 @@
 import type { Continuation } from './detectors/index.js';
-import { argsShapeHash, classifyResult, errorDigest, hashText, namesAnIdentifier, resultDigest, subjectShapeHash, type FingerprintOptions } from './fingerprint/index.js';
+import {
+  argsShapeHash,
+  argsWordSignature,
+  classifyResult,
+  errorDigest,
+  hashText,
+  namesAnIdentifier,
+  resultDigest,
+  subjectShapeHash,
+  type FingerprintOptions,
+} from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
@@ -13,6 +23,8 @@ export interface CallFacts {
   normArgsHash: string;
   /** The arguments' similarity sketch, when someone computed it. */
   argsSketch: string | undefined;
+  /** The arguments' word signature, when computed before the host saw the call (an SDK in another process put it on the span). */
+  argsWords: string | undefined;
   /** The arguments, when the host saw them: the argument shape and a named id are read from them. */
   hasArgs: boolean;
   args: unknown;
@@ -46,6 +58,8 @@ export interface RunLookup {
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
   /** Has the run a failed check still open (else a success has nothing to clear)? */
   hasOpenChecks(runKey: string): boolean;
+  /** Does the run's window hold a call with a word signature that found nothing (which this call's words may repeat)? */
+  foundNothingLately(runKey: string): boolean;
   /** Is the completion gate on? Off, no call needs its subjects or its exit code read. */
   readonly gateOn: boolean;
 }
@@ -114,6 +128,10 @@ export class CallEntries {
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    // Only an ask that found nothing, or one that may end a streak of them, needs its words: most calls skip them.
+    if (e.argsWords === undefined && call.hasArgs && (outcome === 'empty' || this.runs.foundNothingLately(runKey))) {
+      e.argsWords = argsWordSignature(call.args, call.argsSketch, call.fingerprint);
+    }
     e.resultSketch = sketch;
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
@@ -171,6 +189,7 @@ export class CallEntries {
       informative,
       namesId,
       argsSketch: call.argsSketch,
+      argsWords: call.argsWords,
       resultSketch: undefined,
       failure: undefined,
       subjects: undefined,

@@ -309,6 +309,10 @@ export class LoopEngine {
     return text;
   }
 
+  foundNothingLately(runKey: string): boolean {
+    return this.runs.get(runKey)?.history.foundNothingLately() ?? false;
+  }
+
   /**
    * Does this answer repeat the run's latest call, of the same tool? Only then
    * is the argument shape worth computing (same-answer tells different

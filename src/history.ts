@@ -10,6 +10,7 @@ import {
   sketchShingles,
   sketchWords,
 } from './fingerprint/sketch.js';
+import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
 import type { FailureKind, Outcome } from './types.js';
 
 /**
@@ -33,9 +34,17 @@ const F_KIND = 8;
 /** The result's similarity sketch, 64 bins of 4 bits. */
 const F_RESULT_SKETCH = 9;
 const RESULT_SKETCH_WORDS = 9;
-/** The skeleton hash and first 8 bins of the arguments' sketch: enough to tell a long argument cut off elsewhere from another one. */
+/**
+ * The skeleton hash and first 8 bins of the arguments' sketch: enough to tell
+ * a long argument cut off elsewhere from another one. Arguments too short to
+ * compare by sketch keep their word signature (fingerprint/words.ts) where
+ * the bins would be: a call has one or the other, never both.
+ */
 const F_ARGS_SKETCH = F_RESULT_SKETCH + RESULT_SKETCH_WORDS;
 const ARGS_SKETCH_WORDS = 5;
+const F_ARGS_WORDS = F_ARGS_SKETCH + 1;
+// The word signature must fit where the bins would be.
+if (SIGNATURE_WORDS > ARGS_SKETCH_WORDS - 1) throw new Error('a word signature outgrows the sketch bins it shares');
 /** Which answer this is: calls with the same answer (equal, or near an earlier one) share the number. */
 const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
 const SLOT = F_ANSWER + 1;
@@ -44,6 +53,7 @@ const KIND_RESULT_NEAR = 1;
 const KIND_ARGS_NEAR = 2;
 const KIND_TRANSIENT = 4;
 const KIND_DETERMINISTIC = 8;
+const KIND_ARGS_WORDS = 16;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 const KIND_SHINGLES_SHIFT = 8;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
@@ -107,6 +117,8 @@ export interface HistoryEntry {
   /** Similarity sketches (fingerprint/sketch.ts) of the result (or failure) and of the arguments. */
   resultSketch?: string;
   argsSketch?: string;
+  /** Word signature of short arguments (fingerprint/words.ts): the same question reworded. */
+  argsWords?: string;
   /** For failures: would the same call succeed if retried (transient) or fail the same way (deterministic)? */
   failure?: FailureKind;
   /** What the call checked (src/subjects.ts), for the completion gate; not kept in the ring. */
@@ -177,6 +189,8 @@ export class RunHistory {
   /** Answer numbers handed out so far, and a scratch list for answerOf. */
   private answers = 0;
   private readonly firstOfAnswer: number[] = [];
+  /** Step of the latest call with a word signature that found nothing (0: none yet). */
+  private lastEmptyAsk = 0;
   /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
   private sameCallsStep = 0;
   private sameCalls = 0;
@@ -243,6 +257,11 @@ export class RunHistory {
     } else {
       // No free text: the arguments are their skeleton, and their hash stands for it.
       b[o + F_ARGS_SKETCH] = argsHi;
+    }
+    if (e.argsWords !== undefined && (kind & KIND_ARGS_NEAR) === 0) {
+      kind |= KIND_ARGS_WORDS;
+      signatureWords(e.argsWords, b, o + F_ARGS_WORDS);
+      if (e.outcome === 'empty') this.lastEmptyAsk = this.total;
     }
     b[o + F_KIND] = kind;
     b[o + F_ANSWER] = this.answerOf(o, tool);
@@ -443,6 +462,28 @@ export class RunHistory {
   /** Same tool, and the same normalised arguments or two long ones near enough (a cell cut off at another point). */
   similarCall(a: number, b: number): boolean {
     return this.toolId(a) === this.toolId(b) && this.argsAlike(this.at(a), this.at(b));
+  }
+
+  /** Will the next call still have a call with a word signature that found nothing in the window? */
+  foundNothingLately(): boolean {
+    return this.lastEmptyAsk > 0 && this.total - this.lastEmptyAsk < this.window - 1;
+  }
+
+  /** Do the arguments of the call `back` steps ago have a word signature (short arguments with words)? */
+  hasWords(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_ARGS_WORDS) !== 0;
+  }
+
+  /**
+   * Do the calls ask the same thing, in the same or other words, of the same
+   * tool or another (see rewordedWords)? Calls without a word signature never do.
+   */
+  reworded(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    const buf = this.buf;
+    if ((buf[x + F_KIND]! & buf[y + F_KIND]! & KIND_ARGS_WORDS) === 0) return false;
+    return rewordedWords(buf, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
   }
 
   /** The failure kind recorded for the call `back` steps ago (undefined for no failure or an unknown one). */

@@ -443,10 +443,12 @@ export class LoopGuardSpanProcessor implements GuardHost {
     let argsHash: string;
     let normArgsHash: string;
     let argsSketch: string | undefined;
+    let argsWords: string | undefined;
     if (typeof ownArgs === 'string') {
       argsHash = ownArgs;
       normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
       argsSketch = stringAttribute(a[sc.ATTR_LOOPGUARD_ARGS_SKETCH]);
+      argsWords = stringAttribute(a[sc.ATTR_LOOPGUARD_ARGS_WORDS]);
     } else if (view.hasArgs) {
       const fp = fingerprintArgs(view.args, fingerprint);
       argsHash = fp.argsHash;
@@ -470,6 +472,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       argsHash,
       normArgsHash,
       argsSketch,
+      argsWords,
       hasArgs: view.hasArgs,
       args: view.hasArgs ? view.args : undefined,
       startMs: toMs(span.startTime),
@@ -617,6 +620,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     };
     if (entry.shapeHash !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH] = entry.shapeHash;
     if (entry.resultSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_RESULT_SKETCH] = entry.resultSketch;
+    if (entry.argsWords !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_WORDS] = entry.argsWords;
     if (entry.failure !== undefined) attributes[sc.ATTR_LOOPGUARD_FAILURE] = entry.failure;
     if (decision.level !== undefined) attributes[sc.ATTR_LOOPGUARD_LEVEL] = decision.level;
     setAll(span, attributes);

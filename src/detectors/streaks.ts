@@ -1,7 +1,7 @@
 import type { TieredDetector } from '../config.js';
 import type { RunHistory } from '../history.js';
 import type { Outcome } from '../types.js';
-import { sameCallAgain, type Detector, type Evidence } from './evidence.js';
+import { sameCallAgain, type Continuation, type Detector, type DetectorContext, type Evidence } from './evidence.js';
 import { filler } from './interleaved.js';
 
 /**
@@ -73,15 +73,27 @@ function answeredPendingOtherwise(h: RunHistory, n: number): boolean {
 }
 
 /**
- * `empty-streak`: one tool finding nothing call after call with arguments
- * that differ only in their digits — made-up ids queried one after another.
- * Empty answers to arguments of other shapes (grepping each file of a
- * listing, checking each of several flags) are exploration: they neither
- * count nor break the streak. Calls of other tools in between do neither
- * either; a non-empty answer of the tool ends it.
+ * `empty-streak`: finding nothing again and again, in two ways. One tool
+ * finding nothing call after call with arguments that differ only in their
+ * digits — made-up ids queried one after another — counts calls at the
+ * `empty-streak` tiers. Empty answers to arguments of other shapes (grepping
+ * each file of a listing, checking each of several flags) are exploration:
+ * they neither count nor break that streak. Calls of other tools in between
+ * do neither either; a non-empty answer of the tool ends it.
+ *
+ * And the same question asked again in other words (see
+ * RunHistory.reworded), of this tool or another, finding nothing each time
+ * counts asks at the `repeat` tiers: it is the same ask repeated, near-same
+ * instead of equal. A reworded ask that found something ends that streak;
+ * asks about other things (other names, other words) do not touch it.
  */
 export const emptyStreak: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'empty') return;
+  sameShapeStreak(h, ctx, out);
+  rewordedStreak(h, ctx, out);
+};
+
+function sameShapeStreak(h: RunHistory, ctx: DetectorContext, out: Evidence[]): void {
   const tool = h.toolId(0);
   let n = 1;
   let first = 0;
@@ -97,18 +109,38 @@ export const emptyStreak: Detector = (h, ctx, out) => {
   if (n < ctx.floor(tiers, tool)) return;
   const next = sameCallAgain(h, 0, 'tool', n + 1);
   next.shapeHash = h.shapeHashText(0);
-  out.push({
+  out.push(emptyEvidence(h, tiers, n, first, next));
+}
+
+function rewordedStreak(h: RunHistory, ctx: DetectorContext, out: Evidence[]): void {
+  if (!h.hasWords(0)) return;
+  let n = 1;
+  let first = 0;
+  for (let back = 1; back < h.size; back++) {
+    if (!h.reworded(0, back)) continue;
+    if (h.outcome(back) !== 'empty') break;
+    n++;
+    first = back;
+  }
+  const tiers: TieredDetector = h.allSpaced(first + 1) ? 'pending-poll' : 'repeat';
+  if (n < ctx.floor(tiers, h.toolId(0))) return;
+  // Only the same words again are sure to continue the streak: the next rewording cannot be told in advance.
+  out.push(emptyEvidence(h, tiers, n, first, sameCallAgain(h, 0, 'call', n + 1)));
+}
+
+function emptyEvidence(h: RunHistory, tiers: TieredDetector, n: number, first: number, next: Continuation): Evidence {
+  return {
     detector: 'empty-streak',
     tiers,
     score: n,
     count: n,
     period: 1,
     since: h.total - first,
-    toolId: tool,
+    toolId: h.toolId(0),
     argsHash: h.argsHash(0),
     next,
-  });
-};
+  };
+}
 
 /**
  * `same-error`: one tool failing with the same error while the arguments keep

@@ -8,7 +8,8 @@ import type { FailureKind } from '../types.js';
 import { canonicalize, canonicalizeArgs, canonicalizeMasked, canonicalizeWithout, effectiveMaxBytes, hashValue } from './canonical.js';
 import { errorClass, type ErrorClass } from './error-class.js';
 import { failureKind } from './failure-kind.js';
-import { textSketch } from './sketch.js';
+import { comparableByNearness, textSketch } from './sketch.js';
+import { wordSignature } from './words.js';
 import { hashText } from './hash.js';
 import { keySet, type FingerprintOptions } from './options.js';
 import { parseMaybeJson } from './outcome.js';
@@ -19,6 +20,7 @@ export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from
 export { hashText } from './hash.js';
 export { textSketch, sketchSimilarity, SKETCH_BINS, MIN_NEAR_SHINGLES, NEAR_SIMILARITY } from './sketch.js';
 export { failureKind } from './failure-kind.js';
+export { wordSignature, WORDS_MAX_CHARS } from './words.js';
 export { normalizeText } from './normalize.js';
 export {
   classifyResult,
@@ -69,6 +71,19 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
     normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized),
     argsSketch: mayHoldFreeText ? textSketch(text) : undefined,
   };
+}
+
+/**
+ * Word signature (words.ts) of the arguments' canonical text, or undefined
+ * when their sketch (`argsSketch`, from fingerprintArgs) is comparable: long
+ * text is compared by its sketch, a short question by its words. Computed
+ * apart from fingerprintArgs because only calls near a call that found
+ * nothing need it. Never throws.
+ */
+export function argsWordSignature(args: unknown, argsSketch: string | undefined, opts?: FingerprintOptions): string | undefined {
+  if (argsSketch !== undefined && comparableByNearness(argsSketch)) return undefined;
+  const maxBytes = effectiveMaxBytes(opts?.maxBytes);
+  return wordSignature(canonicalize(asJsonValue(args, maxBytes), maxBytes));
 }
 
 const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });

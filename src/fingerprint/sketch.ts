@@ -46,7 +46,7 @@ const VALUE_MASK = (1 << BIN_SHIFT) - 1;
 const EMPTY = 0xffffffff;
 
 /** murmur3's finaliser: spreads every input bit over the word. */
-function fmix32(h: number): number {
+export function fmix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,22 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../../src/call-entry.js';
 import type { Continuation } from '../../src/detectors/index.js';
-import { argsShapeHash, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
+import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
 import { InternalErrors } from '../../src/internal-errors.js';
 import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, gateOn = true) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true) {
   const caught: unknown[] = [];
-  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks, gateOn };
+  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks, foundNothingLately: () => foundNothing, gateOn };
   const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
   return { entries, caught };
 }
 
 function facts(args: unknown, extra: Partial<CallFacts> = {}): CallFacts {
   const fp = fingerprintArgs(args);
-  return { tool: 't', ...fp, hasArgs: true, args, startMs: 1_000, endMs: 2_000, shapeHash: undefined, blocked: false, fingerprint: undefined, ...extra };
+  return { tool: 't', ...fp, argsWords: undefined, hasArgs: true, args, startMs: 1_000, endMs: 2_000, shapeHash: undefined, blocked: false, fingerprint: undefined, ...extra };
 }
 
 const returned = (result: unknown, outcome?: Outcome): CallEnd => ({ kind: 'returned', result, outcome });
@@ -53,6 +53,17 @@ describe('CallEntries.build', () => {
     expect(builder(false).entries.build('r', facts({ q: 'refunds' }), returned(LONG_ANSWER)).shapeHash).toBeUndefined();
     const entry = builder(true).entries.build('r', facts({ q: 'refunds' }), returned(LONG_ANSWER));
     expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
+  });
+
+  it('signs the words of an ask that found nothing, and of any ask while one is in the window, and of no other', () => {
+    const args = { query: 'iPhone 14 news' };
+    const words = argsWordSignature(args, undefined);
+    expect(words).toMatch(/^[0-9a-f]{32}$/);
+    expect(builder().entries.build('r', facts(args), returned([])).argsWords).toBe(words);
+    expect(builder().entries.build('r', facts(args), returned(['a hit'])).argsWords).toBeUndefined();
+    expect(builder(false, undefined, true, true).entries.build('r', facts(args), returned(['a hit'])).argsWords).toBe(words);
+    // Signed elsewhere (an SDK in another process): taken as it is.
+    expect(builder().entries.build('r', facts(args, { argsWords: 'ab'.repeat(16) }), returned([])).argsWords).toBe('ab'.repeat(16));
   });
 
   it('reads whether a pending call names its job', () => {
@@ -129,7 +140,7 @@ describe('CallEntries.build: subjects of checks', () => {
 
   it('infers nothing with the completion gate off: neither subjects nor an exit code, and the tool\'s rule is never called', () => {
     let ruleCalls = 0;
-    const { entries } = builder(false, () => () => (ruleCalls++, ['test://x']), true, false);
+    const { entries } = builder(false, () => () => (ruleCalls++, ['test://x']), true, false, false);
     const pytest = entries.build('r', facts({ command: 'pytest tests/a.py' }), returned({ returncode: 1, output: '1 failed' }));
     expect([pytest.subjects, pytest.checkOutcome, ruleCalls]).toEqual([undefined, undefined, 0]);
     expect(entries.build('r', facts({ url: 'http://a:1' }), failed('Connection refused')).subjects).toBeUndefined();

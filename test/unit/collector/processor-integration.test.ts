@@ -108,6 +108,22 @@ describe('collector with the real LoopGuardSpanProcessor', () => {
     expect(metrics).toContain('loopguard_collector_spans_received_total 13\n');
   });
 
+  it('signs short arguments with their words and catches the same question reworded finding nothing', async () => {
+    const queries = ['refund policy damaged items', 'damaged items refund policy', 'refund policy for damaged items', 'refund policy for items damaged in transit', 'damaged item refund policy'];
+    const calls = queries.map((q) => ({ args: { q }, result: { hits: [] as string[] } }));
+    await runAgent(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }), 'conv-reworded', calls);
+    await waitFor(() => forwardedFor('conv-reworded').length === 6, 10_000, 'all 6 spans forwarded');
+    const tools = forwardedFor('conv-reworded').filter((s) => s.name === 'execute_tool search');
+    expect(tools.every((s) => /^[0-9a-f]{32}$/.test(String(attr(s, 'loopguard.args.words'))))).toBe(true);
+    // Five different argument hashes: no exact repeat, only the same question in other words.
+    expect(new Set(tools.map((s) => attr(s, 'loopguard.args.hash'))).size).toBe(5);
+    const events = tools.flatMap((s) => s.events ?? []).filter((e) => e.name === 'loopguard.loop_detected');
+    const detectors = events.map((e) => e.attributes?.find((kv) => kv.key === 'loopguard.detector')?.value?.stringValue);
+    expect(detectors[0]).toBe('empty-streak');
+    expect(attr(tools[3]!, 'loopguard.level')).toBe('warning');
+    expect(attr(tools[2]!, 'loopguard.level')).toBeUndefined();
+  });
+
   it('leaves a run that makes progress alone (protobuf this time)', async () => {
     const memory = new InMemorySpanExporter();
     const calls = Array.from({ length: 12 }, (_, i) => ({ args: { q: `topic ${i}` }, result: { hits: [`doc-${i}`] } }));

@@ -194,6 +194,61 @@ describe('empty-streak', () => {
     const calls = times(12, (i) => ({ tool: 'grep', args: `f${i}`, result: i % 4 === 3 ? 'match' : '', outcome: i % 4 === 3 ? ('ok' as const) : ('empty' as const) }));
     expect(feed(calls).firstWarning).toBeNull();
   });
+
+  const ask = (tool: string, query: unknown, found = false) => ({
+    tool,
+    argsValue: query,
+    result: found ? 'hits' : 'none',
+    outcome: found ? ('ok' as const) : ('empty' as const),
+    // The processor's digit-folded shape, which the same-shape streak reads.
+    shape: found ? undefined : `${tool}:${JSON.stringify(query).replace(/[0-9]+/g, '0')}`,
+  });
+
+  it('flags the same question reworded finding nothing at the repeat tiers, across the tools of one search', () => {
+    const calls = [
+      ask('search', { entity: 'Pontotoc County, Oklahoma' }, true),
+      ask('lookup', { keyword: 'CBS-affiliated station' }),
+      ask('search', { entity: 'Pontotoc County, Oklahoma CBS-affiliated station' }),
+      ask('search', { entity: 'Pontotoc County, Oklahoma CBS station' }),
+      ask('search', { entity: 'Pontotoc County, Oklahoma CBS affiliate' }),
+      ask('search', { entity: 'Pontotoc County, Oklahoma CBS-affiliated television station' }),
+    ];
+    const r = feed(calls);
+    // The fourth ask of the same thing that found nothing warns (the repeat tiers: 4 / 6 / 9). "… CBS affiliate" is
+    // still near the first search, which found the county: its streak starts after it, and the sixth call warns.
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('empty-streak');
+    const classes = [
+      ask('search_class', { class_name: 'LogNorm' }),
+      ask('search_method_in_class', { class_name: 'LogNorm', method_name: 'inverse' }),
+      ask('get_class_full_snippet', { class_name: 'LogNorm' }),
+      ask('search_method_in_class', { class_name: 'Colorbar', method_name: 'draw_all' }, true),
+      ask('search_method_in_class', { class_name: 'LogNorm', method_name: 'inverse' }),
+    ];
+    expect(feed(classes).firstWarning).toBe(5);
+  });
+
+  it('does not count asks about other things: other names, other words', () => {
+    const files = times(9, (i) => ask('grep', { pattern: 'legacy_price_round', path: `app/routes/module_${String.fromCharCode(97 + i)}.py` }));
+    expect(feed(files).firstWarning).toBeNull();
+    const sections = ['Honors', 'Evening', 'Online', 'Weekend', 'Morning', 'Transfer'].map((s) => ask('find_section', { name: `Intro Biology ${s} Section` }));
+    expect(feed(sections).firstWarning).toBeNull();
+    const topics = ['tide tables', 'ferry timetable', 'harbour webcam', 'parking permits', 'museum hours'].map((q) => ask('search', { query: `Lisbon ${q}` }));
+    expect(feed(topics).firstWarning).toBeNull();
+  });
+
+  it('is ended by a reworded ask that finds something', () => {
+    const calls = [
+      ask('search', { query: 'iPhone 14 news' }),
+      ask('search', { query: 'latest news iPhone 14' }),
+      ask('search', { query: 'iPhone 14 latest news' }),
+      ask('news', { query: 'iPhone 14 news today' }, true),
+      ask('search', { query: 'iPhone 14 news' }),
+      ask('search', { query: 'iPhone 14 news headlines' }),
+    ];
+    expect(feed(calls).firstWarning).toBeNull();
+    expect(feed(calls.filter((_, i) => i !== 3)).firstWarning).toBe(4);
+  });
 });
 
 describe('same-error', () => {

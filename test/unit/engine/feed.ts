@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
+import { argsWordSignature, canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -37,6 +37,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       argsHash: fp?.argsHash ?? argsHash,
       normArgsHash: fp?.normArgsHash ?? (c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`)),
       argsSketch: fp?.argsSketch,
+      argsWords: fp === undefined ? undefined : argsWordSignature(c.argsValue, fp.argsSketch),
       resultHash: c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)),
       resultSketch: c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
       failure: c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),

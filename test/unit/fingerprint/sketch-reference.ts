@@ -8,13 +8,13 @@
 const u32 = (n: number): number => n >>> 0;
 const mul = (a: number, b: number): number => u32(Math.imul(a, b));
 
-function fnv1a(units: number[]): number {
+export function fnv1a(units: number[]): number {
   let h = 2166136261;
   for (const unit of units) h = mul(u32(h ^ unit), 16777619);
   return h;
 }
 
-function fmix32(h: number): number {
+export function fmix32(h: number): number {
   h = u32(h ^ (h >>> 16));
   h = mul(h, 0x85ebca6b);
   h = u32(h ^ (h >>> 13));
