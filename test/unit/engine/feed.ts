@@ -21,6 +21,8 @@ export interface Call {
   argsValue?: unknown;
   /** How long the call took (a `sleep 90` lasts 90 000). */
   durationMs?: number;
+  /** When the call started, in ms from the run's start (default 0). */
+  startMs?: number;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */
@@ -43,8 +45,8 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       namesId: c.namesId,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
-      startMs: 0,
-      endMs: c.durationMs ?? 0,
+      startMs: c.startMs ?? 0,
+      endMs: (c.startMs ?? 0) + (c.durationMs ?? 0),
     });
     levels.push(d.level);
     detectors.push(d.evidence[0]?.detector);
