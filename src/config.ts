@@ -14,6 +14,7 @@ export type ToolDetectorName =
   | 'pending-resubmit'
   | 'pending-poll'
   | 'same-answer'
+  | 'revisit'
   | 'budget';
 
 /** The model side's own detectors and the completion gate (docs/model-turns.md); the output-token fuse reports as `budget`. */
@@ -36,6 +37,7 @@ export const DETECTOR_NAMES: readonly DetectorName[] = [
   'pending-resubmit',
   'pending-poll',
   'same-answer',
+  'revisit',
   'budget',
   'diminishing-returns',
   'truncation',
@@ -75,6 +77,7 @@ export const TIERED_DETECTORS: readonly TieredDetector[] = [
   'pending-resubmit',
   'pending-poll',
   'same-answer',
+  'revisit',
 ];
 
 type DetectorThresholds = Record<TieredDetector, Thresholds>;
@@ -103,6 +106,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'pending-resubmit': t(4, 7, 11),
     'pending-poll': t(15, 0, 0),
     'same-answer': t(5, 0, 0),
+    revisit: t(5, 0, 0),
   },
   balanced: {
     'no-progress': t(3, 5, 8),
@@ -116,6 +120,7 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'pending-resubmit': t(3, 5, 8),
     'pending-poll': t(10, 0, 0),
     'same-answer': t(4, 0, 0),
+    revisit: t(3, 0, 0),
   },
   aggressive: {
     'no-progress': t(2, 4, 6),
@@ -129,5 +134,6 @@ export const PRESETS: Record<PresetName, DetectorThresholds> = {
     'pending-resubmit': t(2, 4, 6),
     'pending-poll': t(6, 12, 20),
     'same-answer': t(3, 6, 10),
+    revisit: t(3, 0, 0),
   },
 };

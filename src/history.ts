@@ -56,6 +56,12 @@ const KIND_DETERMINISTIC = 8;
 const KIND_ARGS_WORDS = 16;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 const KIND_SHINGLES_SHIFT = 8;
+/** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */
+const KIND_REASKED_SHIFT = 16;
+/** The call itself lasted SPACED_MS or more (a sleep, a long poll): bit 24. */
+const KIND_LASTED_LONG = 1 << 24;
+/** The run waited before or during the call (see push): bit 25. */
+const KIND_WAITED = 1 << 25;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -79,7 +85,10 @@ const FLAG_BLOCKED = 4;
 const FLAG_INFORMATIVE = 8;
 const FLAG_NAMES_ID = 16;
 const FLAG_SPACED = 32;
-const FLAG_WAITED = 64;
+/** The call's tool had given its answer before, earlier in the window, when it came. */
+const FLAG_ANSWERED_BEFORE = 64;
+/** The call asked again for nothing (see noteAskedAgain). */
+const FLAG_ASKED_AGAIN = 128;
 const TOOL_AND_OUTCOME = 0xffffff03;
 /**
  * A call that starts this long after the previous one started, or lasts this
@@ -241,10 +250,12 @@ export class RunHistory {
     b[o + F_RES_HI] = hi(e.resultHash);
     b[o + F_RES_LO] = lo(e.resultHash);
     const flags =
-      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0) | (waited ? FLAG_WAITED : 0);
+      OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
+    if (long) kind |= KIND_LASTED_LONG;
+    if (waited) kind |= KIND_WAITED;
     if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
       kind |= KIND_RESULT_NEAR | (sketchShingles(e.resultSketch) << KIND_SHINGLES_SHIFT);
       sketchWords(e.resultSketch, b, o + F_RESULT_SKETCH, RESULT_SKETCH_WORDS);
@@ -278,20 +289,27 @@ export class RunHistory {
     const toolOutcome = b[latest + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME;
     const argsHi = b[latest + F_ARGS_HI]!;
     const argsLo = b[latest + F_ARGS_LO]!;
+    const tool = toolOutcome >>> 8;
     const reach = Math.min(this.periods, this.total - 1);
+    let reasked = 0;
+    let answeredBefore = false;
     let other = latest;
     for (let p = 1; p <= reach; p++) {
       // Step one slot back through the ring instead of a modulo per period.
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
-      const sameNorm =
-        (b[other + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME) === toolOutcome &&
-        this.resultsAlike(latest, other) &&
-        b[other + F_NORM_HI] === b[latest + F_NORM_HI] &&
-        b[other + F_NORM_LO] === b[latest + F_NORM_LO];
+      const flags = b[other + F_TOOL_FLAGS]!;
+      const sameToolAnswer = flags >>> 8 === tool && this.resultsAlike(latest, other);
+      answeredBefore ||= sameToolAnswer;
+      const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
+      const sameNorm = sameAnswer && b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
       b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
       b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
+      if (reasked === 0 && sameAnswer && (sameNorm || this.argsAlike(latest, other))) reasked = p;
     }
+    // push wrote this call's kind and flags afresh, with these bits clear.
+    b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
+    if (answeredBefore) b[latest + F_TOOL_FLAGS] = b[latest + F_TOOL_FLAGS]! | FLAG_ANSWERED_BEFORE;
     for (let p = reach + 1; p <= this.periods; p++) {
       b[exact + p] = 0;
       b[norm + p] = 0;
@@ -332,7 +350,12 @@ export class RunHistory {
 
   /** Did the call `back` steps ago wait: last 30 s or more itself, or begin 30 s or more after the call before it ended? */
   waited(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_WAITED) !== 0;
+    return (this.buf[this.at(back) + F_KIND]! & KIND_WAITED) !== 0;
+  }
+
+  /** Did the call `back` steps ago itself last SPACED_MS or more (a sleep, a long poll), not merely start late? */
+  lastedLong(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_LASTED_LONG) !== 0;
   }
 
   /** Did each of the latest `calls` calls (at least one) start at least SPACED_MS after the call before it? */
@@ -486,6 +509,37 @@ export class RunHistory {
     return rewordedWords(buf, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
   }
 
+  /**
+   * How many steps before the call `back` steps ago the nearest earlier call
+   * like it (same tool, same or near arguments) got the same answer: it
+   * asked again for what it had been told. 0 when no such call is in the
+   * window any more.
+   */
+  reaskedFrom(back: number): number {
+    const from = this.buf[this.at(back) + F_KIND]! >>> KIND_REASKED_SHIFT;
+    return back + from < this.size ? from : 0;
+  }
+
+  /** Was the answer of the call `back` steps ago new when it came (its tool had not given it earlier in the window)? */
+  newAnswer(back: number): boolean {
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_ANSWERED_BEFORE) === 0;
+  }
+
+  /**
+   * Marks the latest call as one that asked again for nothing: the revisit
+   * detector's reading of it, kept with the call so that it is made once,
+   * not again on every later call while the call is in the window.
+   */
+  noteAskedAgain(): void {
+    const o = this.at(0);
+    this.buf[o + F_TOOL_FLAGS] = this.buf[o + F_TOOL_FLAGS]! | FLAG_ASKED_AGAIN;
+  }
+
+  /** Was the call `back` steps ago marked by noteAskedAgain? */
+  askedAgain(back: number): boolean {
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_ASKED_AGAIN) !== 0;
+  }
+
   /** The failure kind recorded for the call `back` steps ago (undefined for no failure or an unknown one). */
   failure(back: number): FailureKind | undefined {
     const kind = this.buf[this.at(back) + F_KIND]!;
@@ -528,7 +582,7 @@ export class RunHistory {
       const equal = this.equalResultBins(f, o);
       if (equal < 0) continue;
       // Short texts need more in common: a shared header (a file name, a page title) is most of them.
-      const shingles = Math.min(b[f + F_KIND]! >>> KIND_SHINGLES_SHIFT, b[o + F_KIND]! >>> KIND_SHINGLES_SHIFT);
+      const shingles = Math.min(this.shinglesAt(f), this.shinglesAt(o));
       if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || this.grewFrom(f, o, equal)) continue;
       const answer = b[f + F_ANSWER]!;
       let first = f;
@@ -547,9 +601,14 @@ export class RunHistory {
    * twice keeps its size and shares less.
    */
   private grewFrom(x: number, y: number, equal: number): boolean {
-    const before = this.buf[x + F_KIND]! >>> KIND_SHINGLES_SHIFT;
-    const after = this.buf[y + F_KIND]! >>> KIND_SHINGLES_SHIFT;
+    const before = this.shinglesAt(x);
+    const after = this.shinglesAt(y);
     return after >= before + MIN_GROWTH && similarityOf(equal) >= CONTAINED * (before / after);
+  }
+
+  /** The result's bigram count at offset `o`. */
+  private shinglesAt(o: number): number {
+    return (this.buf[o + F_KIND]! >>> KIND_SHINGLES_SHIFT) & 255;
   }
 
   /** Equal bins of the result sketches at two offsets, or -1 when their skeletons differ. */

@@ -28,6 +28,7 @@ const PATTERN: Record<string, (e: LoopEvidence, call: string) => string> = {
   'same-error': (e, call) => `${e.count} different attempts with this tool (the latest: ${call}) all failed with the same error.`,
   'pending-resubmit': (e, call) => `${call} was sent ${e.count} times in a row and answered "pending" the same way each time.`,
   'pending-poll': (e, call) => `${call} has answered "pending" the same way ${e.count} times in a row.`,
+  revisit: (e, call) => `${e.count} recent calls (the latest: ${call}) asked again for things this run had already been told, and got the same answers.`,
   budget: (e, call) => `This run has made ${e.count} tool calls (the latest: ${call}) and is close to or over its budget.`,
 };
 
@@ -43,6 +44,7 @@ const ADVICE: Record<string, string> = {
   'same-error': 'The failure does not depend on the arguments. Address its cause (permissions, configuration) or report it.',
   'pending-resubmit': 'Resubmitting starts the work over and checking at once finds it unchanged: wait for the job, then check its status once.',
   'pending-poll': 'The job is still running: wait longer between checks, or tell the user it is taking longer than expected.',
+  revisit: 'Nothing has changed since you asked: use the answers you have, ask something new, or act on what you found.',
   budget: 'Finish with what you have.',
 };
 

@@ -4,6 +4,7 @@ import { interleavedNoProgress } from './interleaved.js';
 import type { Detector } from './evidence.js';
 import { periodic } from './periodic.js';
 import { repeat } from './repeat.js';
+import { revisit } from './revisit.js';
 import { failureRepeat } from './failure-repeat.js';
 import { emptyStreak, pendingResubmit, retryStorm, sameError } from './streaks.js';
 
@@ -14,6 +15,7 @@ export const DETECTORS: ReadonlyArray<{ run: Detector; reports: readonly ToolDet
   { run: periodic, reports: ['no-progress', 'ping-pong', 'cycle', 'semantic-repeat', 'same-answer'] },
   { run: repeat, reports: ['repeat'] },
   { run: interleavedNoProgress, reports: ['no-progress'] },
+  { run: revisit, reports: ['revisit'] },
   { run: emptyStreak, reports: ['empty-streak'] },
   { run: retryStorm, reports: ['retry-storm'] },
   { run: failureRepeat, reports: ['failure-repeat'] },

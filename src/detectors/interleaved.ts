@@ -20,13 +20,16 @@ export function filler(h: RunHistory, back: number): boolean {
  * answered differently (`git bisect bad` checking out the next commit), or a
  * wait. Reading something new (a file view, a search, the user's reply, a
  * short computed value such as `299.0`) is information, not a fix; a search
- * that found nothing, notes to itself and failures are neither.
+ * that found nothing, notes to itself and failures are neither. With
+ * `pauses` false, only a call that was itself a wait (a sleep, a long poll)
+ * is one, not a call made after a pause: for evidence spread over rounds of
+ * different calls, where the pause between rounds is the model thinking.
  */
-export function freshWorkBetween(h: RunHistory, newer: number, older: number): boolean {
+export function freshWorkBetween(h: RunHistory, newer: number, older: number, pauses = true): boolean {
   for (let between = newer + 1; between < older; between++) {
     // Waiting lets what the call met change (a lock released, a file arrived): a retry after it is no resend. A call
     // that only follows a slow attempt (logs read right after a 38 s `compose up` failed) waited for nothing.
-    if (h.waited(between)) return true;
+    if (pauses ? h.waited(between) : h.lastedLong(between)) return true;
     const outcome = h.outcome(between);
     if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
     if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between) && h.answeredBefore(between)) return true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feed, times } from './feed.js';
+import { feed, times, type Call } from './feed.js';
 
 describe('no-progress', () => {
   it('warns on the second repeat of the same call with the same result', () => {
@@ -618,5 +618,71 @@ describe('sameness by similarity', () => {
     const lines = times(24, (i) => `> Task :${modules[i % 8]}:${tasks[(i * 3) % 10]} took ${i * 37 % 90} ms`);
     const r = feed(times(24, (i) => ({ tool: 'read_file', args: 'build.log', text: lines.slice(0, i + 1).join('\n') })));
     expect(r.firstWarning).toBeNull();
+  });
+});
+
+describe('revisit', () => {
+  const found = (name: string) => ({ tool: 'search_class', args: name, result: `Found class ${name} in models.py: class ${name}(Base) ...`, informative: true });
+  const missing = (name: string) => ({ tool: 'search_method', args: name, result: `Could not find method ${name}`, outcome: 'empty' as const });
+  const asked = [found('Gallery'), missing('Gallery.save'), found('Image')];
+
+  it('flags the same lookups re-requested round after round, in any order, among a few new ones', () => {
+    const calls = [...asked, found('Album'), asked[1]!, asked[0]!, found('Tag'), asked[2]!, asked[2]!, asked[0]!, asked[1]!];
+    const r = feed(calls);
+    // The second round asks three things again while the stretch brought four new answers (the lookup that found nothing is
+    // none); the fourth question asked again for nothing tips it.
+    expect(r.firstWarning).toBe(9);
+    expect(r.detectors[8]).toBe('revisit');
+  });
+
+  it('reads the pause between rounds of a slow model as thinking, not as a wait', () => {
+    const rounds = [[...asked, found('Album')], [asked[1]!, asked[0]!, found('Tag')], [asked[2]!, asked[2]!, asked[0]!, asked[1]!]];
+    const calls = rounds.flatMap((round, n) => round.map((call) => ({ ...call, startMs: n * 45_000 })));
+    expect(feed(calls).detectors[8]).toBe('revisit');
+  });
+
+  it('leaves a hub revisited between new pages alone: one question asked again, however often', () => {
+    const listing = { tool: 'click', args: 'Back to results', result: 'Results: 24 kettles, sorted by price, page 1 of 3 ...', informative: true };
+    const calls = times(16, (i) => (i % 2 ? { tool: 'click', args: `product ${i}`, result: `Kettle ${i}: 1.7 l, ${20 + i} EUR, in stock`, informative: true } : listing));
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('leaves two things looked at again and again to the families that see one call resent: a round asks three', () => {
+    const calls = [...asked.slice(0, 2), found('Album'), ...asked.slice(0, 2), ...asked.slice(0, 2), found('Tag'), ...asked.slice(0, 2)];
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('leaves a run that re-checks a few things while most of its calls bring something new alone', () => {
+    const calls = [...asked, ...times(4, (i) => found(`Model${i}`)), ...asked, ...times(3, (i) => found(`View${i}`))];
+    expect(feed(calls).firstWarning).toBeNull();
+  });
+
+  it('does not count a question asked again after new work (an edit acknowledged as the shell acknowledges commands)', () => {
+    const shell = (command: string, result = '') => ({ tool: 'bash', args: command, result });
+    const edit = (n: number) => shell(`sed -i 's/Galery/Gallery/' models.py # hunk ${n}`);
+    const calls = [shell('touch notes.txt'), shell('cat models.py', 'class Galery(models.Model): ...'), ...asked];
+    for (let n = 0; n < 3; n++) calls.push(edit(n), ...asked);
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('leaves a round repeated whole, nothing else asked, to the cycle family and its pace', () => {
+    const r = feed([...asked, ...asked, ...asked]);
+    expect(r.detectors).toContain('cycle');
+    expect(r.detectors).not.toContain('revisit');
+  });
+
+  it('reads a wait between rounds (a sleep) as what may change the answers: jobs polled each minute, with other reading between', () => {
+    const status = (job: string) => ({ tool: 'job_status', args: job, result: `job ${job}: running, 3 of 5 steps done`, informative: true });
+    const sleep = { tool: 'sleep', args: '60', result: 'slept 60 s', durationMs: 60_000 };
+    const calls: Call[] = [status('A'), status('B'), status('C')];
+    for (let n = 0; n < 4; n++) calls.push(sleep, found(`Doc${n}`), status('A'), status('B'), status('C'));
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('reads a call near an earlier one (a long argument cut off elsewhere) as the same question', () => {
+    const cell = (end: number) => `import pandas as pd\ndf = pd.read_csv("sales.csv")\nprint(df.groupby("region").sum())\n# checking the totals per region once more before the report${' and again'.repeat(end)}`;
+    const run = (end: number) => ({ tool: 'python', argsValue: { code: cell(end) }, result: 'north 120\nsouth 80', informative: true });
+    const calls = [run(0), missing('Report.render'), found('Report'), found('Chart'), run(1), asked[1]!, missing('Report.render'), found('Report'), run(2)];
+    expect(feed(calls).detectors).toContain('revisit');
   });
 });

@@ -19,10 +19,10 @@ export interface Call {
   failure?: FailureKind;
   /** The arguments as the processor sees them: hashed and sketched as it would (instead of `args` and `norm`). */
   argsValue?: unknown;
-  /** When the call began, in ms (0 unless given). */
-  startMs?: number;
   /** How long the call took (a `sleep 90` lasts 90 000). */
   durationMs?: number;
+  /** When the call started, in ms from the run's start (default 0). */
+  startMs?: number;
 }
 
 /** Feeds calls to a fresh engine the way the processor does, and returns each call's level. */

@@ -1,0 +1,92 @@
+import type { RunHistory } from '../history.js';
+import { sameCallAgain, type Detector } from './evidence.js';
+import { filler, freshWorkBetween } from './interleaved.js';
+
+/**
+ * Different questions (a call and its answer) a run must have asked again
+ * before its re-asking is a round and not a hub: browsing back to one
+ * listing page between new products asks one question again, however often.
+ */
+const ROUND_QUESTIONS = 3;
+
+/** Calls counted, newest first (reused: detectors run one at a time). */
+const counted: number[] = [];
+
+/**
+ * Did the call `back` steps ago ask again for what the run had been told,
+ * with nothing done since that could have changed the answer? A call like
+ * an earlier one got that call's answer, something specific (an informative
+ * answer, or "not found"), and no new work (an edit, a state change, a wait,
+ * see freshWorkBetween) came between the two. A pause before a call is no
+ * wait here: the rounds of a slow model are that far apart.
+ */
+function askedAgainForNothing(h: RunHistory, back: number): boolean {
+  const from = h.reaskedFrom(back);
+  if (from === 0) return false;
+  const outcome = h.outcome(back);
+  if (outcome === 'ok' ? !h.informative(back) : outcome !== 'empty') return false;
+  return !freshWorkBetween(h, back, back + from, false);
+}
+
+/**
+ * Among the calls after the one `since` steps ago, is there a question that
+ * is not asked again for nothing, nor filler (a sleep, a note)? Rounds that
+ * only ever repeat the same questions, with waits or pauses between them
+ * (three jobs polled each minute), are a cycle, read with its pace by the
+ * periodic detector.
+ */
+function asksSomethingElse(h: RunHistory, since: number): boolean {
+  for (let back = 0; back < since; back++) if (!h.askedAgain(back) && !filler(h, back)) return true;
+  return false;
+}
+
+/**
+ * `revisit`: the run asks again, round after round, for things it already
+ * had answered, among a few new questions: the same lookups re-requested
+ * each round with the same answers, lookups that found nothing asked again.
+ * Counts the calls in the window that asked again for nothing (see
+ * askedAgainForNothing). They must span ROUND_QUESTIONS different questions
+ * — a hub page revisited between new pages, a poll, one lookup redone are
+ * one question, and other families' — and the stretch since the first of
+ * those questions was first asked must have brought no more new informative
+ * answers than there were such calls: a run that re-checks a few things
+ * while most of its calls bring something new is working. The run must
+ * also be asking something else meanwhile (see asksSomethingElse).
+ * Acknowledgements, failures and pending answers are left to the families
+ * that read them. The evidence is spread over several calls, any of which
+ * might be the one that finds something, so its tiers only warn.
+ */
+export const revisit: Detector = (h, ctx, out) => {
+  if (!askedAgainForNothing(h, 0)) return;
+  h.noteAskedAgain();
+  counted.length = 0;
+  let questions = 0;
+  let firstAsked = 0;
+  for (let back = 0; back < h.size; back++) {
+    if (!h.askedAgain(back)) continue;
+    // Different questions are only counted up to the round's size: that is all the rule needs to know.
+    let newQuestion = questions < ROUND_QUESTIONS;
+    for (let i = 0; i < counted.length && newQuestion; i++) newQuestion = !(h.similarCall(counted[i]!, back) && h.sameResult(counted[i]!, back));
+    if (newQuestion) questions++;
+    counted.push(back);
+    // A question first asked before the window's oldest call: the stretch is all the window holds.
+    const from = h.reaskedFrom(back);
+    firstAsked = Math.max(firstAsked, from === 0 ? h.size - 1 : back + from);
+  }
+  const calls = counted.length;
+  if (questions < ROUND_QUESTIONS || calls < ctx.floor('revisit', h.toolId(0)) || !asksSomethingElse(h, counted[calls - 1]!)) return;
+  let news = 0;
+  for (let back = 0; back <= firstAsked; back++) if (h.outcome(back) === 'ok' && h.informative(back) && h.newAnswer(back)) news++;
+  if (news > calls) return;
+  out.push({
+    detector: 'revisit',
+    tiers: 'revisit',
+    score: calls,
+    count: calls,
+    period: 1,
+    since: h.total - firstAsked,
+    toolId: h.toolId(0),
+    argsHash: h.argsHash(0),
+    next: sameCallAgain(h, 0, 'call', calls + 1),
+  });
+};
