@@ -516,7 +516,7 @@ export class RunHistory {
    * window any more.
    */
   reaskedFrom(back: number): number {
-    const from = this.buf[this.at(back) + F_KIND]! >>> KIND_REASKED_SHIFT;
+    const from = (this.buf[this.at(back) + F_KIND]! >>> KIND_REASKED_SHIFT) & 0xff;
     return back + from < this.size ? from : 0;
   }
 
