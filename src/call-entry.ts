@@ -5,6 +5,7 @@ import {
   classifyResult,
   errorDigest,
   hashText,
+  pageStateHash,
   namesAnIdentifier,
   resultDigest,
   subjectShapeHash,
@@ -46,7 +47,7 @@ export type CallEnd =
   /** `retryable`: the tool's own word on whether a retry may pass. */
   | { kind: 'failed'; errorType: string | undefined; message: string | undefined; retryable?: boolean }
   /** Only a hash (and maybe a sketch) reached the host (hashed in another process), or nobody recorded the result. */
-  | { kind: 'hashed'; resultHash: string; outcome: Outcome; resultSketch?: string; failure?: FailureKind }
+  | { kind: 'hashed'; resultHash: string; outcome: Outcome; resultSketch?: string; failure?: FailureKind; pageState?: string }
   /** Loopguard refused it: recorded as the call of the pattern it stands for, or as a call that continues none. */
   | { kind: 'refused'; as: Continuation | undefined };
 
@@ -95,6 +96,7 @@ export class CallEntries {
     let outcome: Outcome;
     let informative = false;
     let sketch: string | undefined;
+    let page: string | undefined;
     let failure: FailureKind | undefined;
     /** How the call went as a check, where the result says it apart from the outcome (an exit code). */
     let checked: Outcome | undefined;
@@ -105,6 +107,7 @@ export class CallEntries {
       hash = digest.hash;
       informative = digest.informative;
       sketch = digest.sketch;
+      page = pageStateHash(end.result);
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
       checked = this.runs.gateOn ? checkOutcome(end.result) : undefined;
       const result = end.result;
@@ -121,6 +124,7 @@ export class CallEntries {
       outcome = end.outcome;
       sketch = end.resultSketch;
       failure = end.failure;
+      page = end.pageState;
     }
     // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the shape.
     const repeats = outcome === 'ok' && informative && this.runs.repeatsLastAnswer(runKey, call.tool, hash);
@@ -133,6 +137,7 @@ export class CallEntries {
       e.argsWords = argsWordSignature(call.args, call.argsSketch, call.fingerprint);
     }
     e.resultSketch = sketch;
+    e.pageState = page;
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
     e.checkOutcome = checked;
@@ -191,6 +196,7 @@ export class CallEntries {
       argsSketch: call.argsSketch,
       argsWords: call.argsWords,
       resultSketch: undefined,
+      pageState: undefined,
       failure: undefined,
       subjects: undefined,
       checkOutcome: undefined,

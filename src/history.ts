@@ -15,7 +15,7 @@ import type { FailureKind, Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~3.1 KB however long it lives
+ * Uint32Array, so a tracked run costs a fixed ~3.2 KB however long it lives
  * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
@@ -47,7 +47,9 @@ const F_ARGS_WORDS = F_ARGS_SKETCH + 1;
 if (SIGNATURE_WORDS > ARGS_SKETCH_WORDS - 1) throw new Error('a word signature outgrows the sketch bins it shares');
 /** Which answer this is: calls with the same answer (equal, or near an earlier one) share the number. */
 const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
-const SLOT = F_ANSWER + 1;
+/** Which page view the result shows (32 bits of its page-state hash, never 0), or 0 for a result that shows none. */
+const F_PAGE = F_ANSWER + 1;
+const SLOT = F_PAGE + 1;
 
 const KIND_RESULT_NEAR = 1;
 const KIND_ARGS_NEAR = 2;
@@ -62,6 +64,8 @@ const KIND_REASKED_SHIFT = 16;
 const KIND_LASTED_LONG = 1 << 24;
 /** The run waited before or during the call (see push): bit 25. */
 const KIND_WAITED = 1 << 25;
+/** The call came back to a page view seen earlier in the window (see push): bit 26. */
+const KIND_RETURNED = 1 << 26;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -130,6 +134,8 @@ export interface HistoryEntry {
   argsWords?: string;
   /** For failures: would the same call succeed if retried (transient) or fail the same way (deterministic)? */
   failure?: FailureKind;
+  /** Which page view the result shows (fingerprint/page-state.ts), for results that show one. */
+  pageState?: string | undefined;
   /** What the call checked (src/subjects.ts), for the completion gate; not kept in the ring. */
   subjects?: readonly string[] | undefined;
   /** How the check went, when the result says it otherwise than `outcome` (a command's exit code: checkOutcome); the completion gate's only. */
@@ -274,9 +280,31 @@ export class RunHistory {
       signatureWords(e.argsWords, b, o + F_ARGS_WORDS);
       if (e.outcome === 'empty') this.lastEmptyAsk = this.total;
     }
+    const page = e.pageState === undefined ? 0 : hi(e.pageState) || 1;
+    b[o + F_PAGE] = page;
+    if (page !== 0 && this.returnsToPage(page)) kind |= KIND_RETURNED;
     b[o + F_KIND] = kind;
     b[o + F_ANSWER] = this.answerOf(o, tool);
     this.updatePeriodicity();
+  }
+
+  /**
+   * Does the call just written, showing the page view `page`, come back to a
+   * view seen earlier in the window? Staying on the view the run last saw (a
+   * second click on it, a note written in between) is not coming back.
+   */
+  private returnsToPage(page: number): boolean {
+    const b = this.buf;
+    let s = this.at(0);
+    let last = true;
+    for (let back = 1; back < this.size; back++) {
+      s = s === 0 ? (this.window - 1) * SLOT : s - SLOT;
+      const seen = b[s + F_PAGE]!;
+      if (seen === 0) continue;
+      if (seen === page) return !last;
+      last = false;
+    }
+    return false;
   }
 
   private updatePeriodicity(): void {
@@ -533,6 +561,17 @@ export class RunHistory {
   noteAskedAgain(): void {
     const o = this.at(0);
     this.buf[o + F_TOOL_FLAGS] = this.buf[o + F_TOOL_FLAGS]! | FLAG_ASKED_AGAIN;
+  }
+
+  /** Did the call `back` steps ago come back to a page view seen earlier in the window, other than the one it was on? */
+  returnedToPage(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_RETURNED) !== 0;
+  }
+
+  /** Do the calls' results show the same page view (both show one)? */
+  samePage(a: number, b: number): boolean {
+    const page = this.buf[this.at(a) + F_PAGE]!;
+    return page !== 0 && page === this.buf[this.at(b) + F_PAGE];
   }
 
   /** Was the call `back` steps ago marked by noteAskedAgain? */

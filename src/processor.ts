@@ -499,6 +499,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
         resultHash: ownResult,
         outcome: outcome ?? (failed ? 'error' : 'ok'),
         resultSketch: stringAttribute(a[sc.ATTR_LOOPGUARD_RESULT_SKETCH]),
+        pageState: stringAttribute(a[sc.ATTR_LOOPGUARD_RESULT_PAGE]),
         failure: failure === 'transient' || failure === 'deterministic' ? failure : undefined,
       };
     }
@@ -620,6 +621,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
     };
     if (entry.shapeHash !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_SHAPE_HASH] = entry.shapeHash;
     if (entry.resultSketch !== undefined) attributes[sc.ATTR_LOOPGUARD_RESULT_SKETCH] = entry.resultSketch;
+    if (entry.pageState !== undefined) attributes[sc.ATTR_LOOPGUARD_RESULT_PAGE] = entry.pageState;
     if (entry.argsWords !== undefined) attributes[sc.ATTR_LOOPGUARD_ARGS_WORDS] = entry.argsWords;
     if (entry.failure !== undefined) attributes[sc.ATTR_LOOPGUARD_FAILURE] = entry.failure;
     if (decision.level !== undefined) attributes[sc.ATTR_LOOPGUARD_LEVEL] = decision.level;

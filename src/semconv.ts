@@ -36,6 +36,8 @@ export const ATTR_LOOPGUARD_RESULT_HASH = 'loopguard.result.hash';
 /** Similarity sketches (docs/fingerprints.md, "Similarity sketches"): 66 hex chars. */
 export const ATTR_LOOPGUARD_ARGS_SKETCH = 'loopguard.args.sketch';
 export const ATTR_LOOPGUARD_RESULT_SKETCH = 'loopguard.result.sketch';
+/** Which page, and where on it, a browsing call's result shows (docs/fingerprints.md, "Page state"): 16 hex chars. */
+export const ATTR_LOOPGUARD_RESULT_PAGE = 'loopguard.result.page';
 /** Word signature of short arguments (docs/fingerprints.md, "Word signatures"): 24 hex chars. */
 export const ATTR_LOOPGUARD_ARGS_WORDS = 'loopguard.args.words';
 /** On failed calls: `transient` or `deterministic` (DESIGN §3). */

@@ -1,5 +1,5 @@
 import type { RunHistory } from '../history.js';
-import { sameCallAgain, type Detector } from './evidence.js';
+import { sameCallAgain, type Continuation, type Detector, type Evidence } from './evidence.js';
 import { filler, freshWorkBetween } from './interleaved.js';
 
 /**
@@ -8,6 +8,13 @@ import { filler, freshWorkBetween } from './interleaved.js';
  * listing page between new products asks one question again, however often.
  */
 const ROUND_QUESTIONS = 3;
+
+/**
+ * Different page views a run must have come back to before its returns are
+ * a round and not a hub: browsing back to one listing between new pages
+ * comes back to one view, however often.
+ */
+const ROUND_PAGES = 2;
 
 /** Calls counted, newest first (reused: detectors run one at a time). */
 const counted: number[] = [];
@@ -54,9 +61,16 @@ function asksSomethingElse(h: RunHistory, since: number): boolean {
  * also be asking something else meanwhile (see asksSomethingElse).
  * Acknowledgements, failures and pending answers are left to the families
  * that read them. The evidence is spread over several calls, any of which
- * might be the one that finds something, so its tiers only warn.
+ * might be the one that finds something, so its tiers only warn. The same
+ * family also reads a browsing run coming back to the pages it has read
+ * (see comesBack).
  */
 export const revisit: Detector = (h, ctx, out) => {
+  asksAgain(h, ctx, out);
+  comesBack(h, ctx, out);
+};
+
+const asksAgain: Detector = (h, ctx, out) => {
   if (!askedAgainForNothing(h, 0)) return;
   h.noteAskedAgain();
   counted.length = 0;
@@ -78,15 +92,46 @@ export const revisit: Detector = (h, ctx, out) => {
   let news = 0;
   for (let back = 0; back <= firstAsked; back++) if (h.outcome(back) === 'ok' && h.informative(back) && h.newAnswer(back)) news++;
   if (news > calls) return;
-  out.push({
+  out.push(evidence(h, calls, h.total - firstAsked, sameCallAgain(h, 0, 'call', calls + 1)));
+};
+
+/**
+ * The other reading of `revisit`: a browsing run comes back, by whatever
+ * route (a reworded search, another link), to page views it has already
+ * read (history.returnedToPage: the same page header, the same place on the
+ * page), again and again. The page's text cannot tell this: a model's
+ * reading of one unchanged screenshot differs from visit to visit. Counts
+ * the calls in the window that came back; they must come back to
+ * ROUND_PAGES different views or more, so that a listing visited between new
+ * pages is one view, however often the run comes back to it.
+ */
+const comesBack: Detector = (h, ctx, out) => {
+  if (!h.returnedToPage(0)) return;
+  counted.length = 0;
+  let pages = 0;
+  for (let back = 0; back < h.size; back++) {
+    if (!h.returnedToPage(back)) continue;
+    let newPage = pages < ROUND_PAGES;
+    for (let i = 0; i < counted.length && newPage; i++) newPage = !h.samePage(counted[i]!, back);
+    if (newPage) pages++;
+    counted.push(back);
+  }
+  const calls = counted.length;
+  if (pages < ROUND_PAGES || calls < ctx.floor('revisit', h.toolId(0))) return;
+  // Where a run comes back next is anyone's guess: no call stands for the pattern.
+  out.push(evidence(h, calls, h.total - counted[calls - 1]!, undefined));
+};
+
+function evidence(h: RunHistory, calls: number, since: number, next: Continuation | undefined): Evidence {
+  return {
     detector: 'revisit',
     tiers: 'revisit',
     score: calls,
     count: calls,
     period: 1,
-    since: h.total - firstAsked,
+    since,
     toolId: h.toolId(0),
     argsHash: h.argsHash(0),
-    next: sameCallAgain(h, 0, 'call', calls + 1),
-  });
-};
+    next,
+  };
+}

@@ -21,6 +21,7 @@ export { hashText } from './hash.js';
 export { textSketch, sketchSimilarity, SKETCH_BINS, MIN_NEAR_SHINGLES, NEAR_SIMILARITY } from './sketch.js';
 export { failureKind } from './failure-kind.js';
 export { wordSignature, WORDS_MAX_CHARS } from './words.js';
+export { pageStateHash, PAGE_HEADER_MAX_CHARS } from './page-state.js';
 export { normalizeText } from './normalize.js';
 export {
   classifyResult,

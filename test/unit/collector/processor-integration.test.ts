@@ -34,7 +34,7 @@ afterAll(async () => {
 async function runAgent(
   exporter: SpanExporter,
   conversationId: string,
-  calls: { args: unknown; result: unknown }[],
+  calls: { args: unknown; result?: unknown; attributes?: Record<string, string> }[],
   idOnToolSpans = true,
 ): Promise<void> {
   const provider = new BasicTracerProvider({
@@ -54,11 +54,12 @@ async function runAgent(
           'gen_ai.tool.name': 'search',
           ...(idOnToolSpans ? { 'gen_ai.conversation.id': conversationId } : {}),
           'gen_ai.tool.call.arguments': JSON.stringify(call.args),
+          ...call.attributes,
         },
       },
       ctx,
     );
-    span.setAttribute('gen_ai.tool.call.result', JSON.stringify(call.result));
+    if (call.result !== undefined) span.setAttribute('gen_ai.tool.call.result', JSON.stringify(call.result));
     span.end();
   }
   root.end();
@@ -122,6 +123,38 @@ describe('collector with the real LoopGuardSpanProcessor', () => {
     expect(detectors[0]).toBe('empty-streak');
     expect(attr(tools[3]!, 'loopguard.level')).toBe('warning');
     expect(attr(tools[2]!, 'loopguard.level')).toBeUndefined();
+  });
+
+  /** A browsing run that keeps coming back to two views, read in other words each time (a vision model's transcripts). */
+  const browsing = ['Price History', 'Quotes', 'Price History', 'Quotes', 'Price History'].flatMap((page, n) => [
+    { args: { q: `apple stock attempt ${n}` }, result: `[Search ${n}](https://search.example.com/?q=${n}) at the top | OCR: results ${n}` },
+    { args: { open: page }, result: `[${page}](https://finance.example.com/${page.length}) at the top | OCR: transcript ${n} of ${page}` },
+  ]);
+
+  it('marks each result with the page view it shows, and sees a run come back to views it has read', async () => {
+    await runAgent(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }), 'conv-pages', browsing);
+    await waitFor(() => forwardedFor('conv-pages').length === 11, 10_000, 'all 11 spans forwarded');
+    const pages = forwardedFor('conv-pages')
+      .filter((s) => s.name === 'execute_tool search')
+      .map((s) => String(attr(s, 'loopguard.result.page')));
+    expect(pages.every((p) => /^[0-9a-f]{16}$/.test(p))).toBe(true);
+    // Two pages come back, each with another reading: the same view however it was read.
+    expect(new Set(pages).size).toBe(7);
+    expect(pages[5]).toBe(pages[1]);
+    expect(pages[7]).toBe(pages[3]);
+    const verdict = (await (await fetch(`${collector.url}/v1/runs/conv-pages`)).json()) as Record<string, unknown>;
+    expect(verdict.level).toBe('warning');
+  });
+
+  it('reads the page views an SDK in another process hashed (no result on the spans)', async () => {
+    const hashed = browsing.map(({ args }, n) => ({
+      args,
+      attributes: { 'loopguard.result.hash': `${n}`.padStart(16, '0'), 'loopguard.result.page': n % 2 ? `${(n % 4) + 1}`.padStart(16, 'a') : `${n}`.padStart(16, 'b') },
+    }));
+    await runAgent(new OTLPTraceExporter({ url: `${collector.url}/v1/traces` }), 'conv-pages-hashed', hashed);
+    await waitFor(() => forwardedFor('conv-pages-hashed').length === 11, 10_000, 'all 11 spans forwarded');
+    const verdict = (await (await fetch(`${collector.url}/v1/runs/conv-pages-hashed`)).json()) as Record<string, unknown>;
+    expect(verdict.level).toBe('warning');
   });
 
   it('leaves a run that makes progress alone (protobuf this time)', async () => {

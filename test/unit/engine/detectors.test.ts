@@ -686,3 +686,43 @@ describe('revisit', () => {
     expect(feed(calls).detectors).toContain('revisit');
   });
 });
+
+describe('revisit: coming back to pages already read', () => {
+  /** The model's reading of a screenshot: other words on every visit, as a vision model's transcripts are. */
+  const ocr = (reading: number) => Array.from({ length: 40 }, (_, k) => `w${(reading * 7919 + k * 104729) % 100003}`).join(' ');
+  /** A browsing agent's observation: the page and where the view sits, then the model's reading of the screenshot (new words each time). */
+  const view = (tool: string, args: string, page: string, position: string, reading: number) => ({
+    tool,
+    args,
+    text: `[${page}](https://shop.example.com/${page.toLowerCase().replace(/ /g, '-')}) The viewport shows 9% of the webpage, and is positioned ${position}. | OCR: ${ocr(reading)}`,
+    informative: true,
+  });
+  const search = (n: number) => view('web_search', `stock history attempt ${n}`, `Search ${n}`, 'at the top', n);
+
+  it('flags a run that keeps coming back, by other routes, to the views it has read', () => {
+    const calls = [
+      search(1), view('click', 'History', 'Price History', 'at the top', 1), view('page_down', '', 'Price History', '8% down', 2),
+      search(2), view('click', 'Quotes', 'Quote Page', 'at the top', 3),
+      search(3), view('click', 'Price History page', 'Price History', 'at the top', 4),
+      search(4), view('click', 'Quotes and data', 'Quote Page', 'at the top', 5),
+      search(5), view('click', 'Apple history', 'Price History', 'at the top', 6),
+    ];
+    const r = feed(calls);
+    // Returns at 7 and 9 are two views come back to; the third return (11) makes a round.
+    expect(r.firstWarning).toBe(11);
+    expect(r.detectors[10]).toBe('revisit');
+    expect(r.levels[10]).toBe('warning');
+  });
+
+  it('leaves a listing come back to between new pages alone: one view, however often', () => {
+    const calls = [search(1)];
+    for (let i = 0; i < 8; i++) calls.push(view('click', 'Back to results', 'Results', 'at the top', i), view('click', `product ${i}`, `Product ${i}`, 'at the top', i));
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('reads staying on a view (a second click on it, a scroll that hits the bottom) as no return', () => {
+    const calls = [search(1)];
+    for (let i = 0; i < 4; i++) calls.push(view('click', `Tab ${i}`, `Page ${i}`, 'at the top', i), view('click', `Tab ${i} again`, `Page ${i}`, 'at the top', i + 1));
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+});

@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { argsWordSignature, canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
+import { argsWordSignature, canonicalize, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -40,6 +40,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       argsWords: fp === undefined ? undefined : argsWordSignature(c.argsValue, fp.argsSketch),
       resultHash: c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)),
       resultSketch: c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
+      pageState: c.text === undefined ? undefined : pageStateHash(c.text),
       failure: c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
       outcome: c.outcome ?? 'ok',
       informative: c.informative,
