@@ -103,7 +103,9 @@ const asksAgain: Detector = (h, ctx, out) => {
  * reading of one unchanged screenshot differs from visit to visit. Counts
  * the calls in the window that came back; they must come back to
  * ROUND_PAGES different views or more, so that a listing visited between new
- * pages is one view, however often the run comes back to it.
+ * pages is one view, however often the run comes back to it. A run that
+ * waits among its returns (a sleep, a long poll) is watching pages change,
+ * at a pace the periodic detector reads.
  */
 const comesBack: Detector = (h, ctx, out) => {
   if (!h.returnedToPage(0)) return;
@@ -117,7 +119,7 @@ const comesBack: Detector = (h, ctx, out) => {
     counted.push(back);
   }
   const calls = counted.length;
-  if (pages < ROUND_PAGES || calls < ctx.floor('revisit', h.toolId(0))) return;
+  if (pages < ROUND_PAGES || calls < ctx.floor('revisit', h.toolId(0)) || waitsBetween(h, counted[calls - 1]!)) return;
   // Where a run comes back next is anyone's guess: no call stands for the pattern.
   out.push(evidence(h, calls, h.total - counted[calls - 1]!, undefined));
 };
@@ -134,4 +136,10 @@ function evidence(h: RunHistory, calls: number, since: number, next: Continuatio
     argsHash: h.argsHash(0),
     next,
   };
+}
+
+/** Did a call since the one `since` steps ago (that one included) wait itself: a sleep, a long poll? */
+function waitsBetween(h: RunHistory, since: number): boolean {
+  for (let back = 0; back <= since; back++) if (h.lastedLong(back)) return true;
+  return false;
 }

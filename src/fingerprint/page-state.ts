@@ -10,11 +10,12 @@ export const PAGE_HEADER_MAX_CHARS = 400;
  * "Current URL: https://…" line). The line is cut at the first " | " after
  * the address, where page text (OCR, an accessibility tree) usually begins:
  * that text is read anew on every visit, the header is the same each time the
- * agent comes back to the same view. undefined for anything else. Only the
- * hash is kept.
+ * agent comes back to the same view. undefined for anything else (JSON text
+ * included). Only the hash is kept.
  */
 export function pageStateHash(result: unknown): string | undefined {
-  if (typeof result !== 'string') return undefined;
+  // JSON text (too big to have been parsed) is data, not a view: its head can be alike for different answers.
+  if (typeof result !== 'string' || JSON_START.test(result)) return undefined;
   // One bounded pass: a long result without a line break is not scanned past its head.
   let end = Math.min(result.length, PAGE_HEADER_MAX_CHARS);
   let address = -1;
@@ -26,6 +27,8 @@ export function pageStateHash(result: unknown): string | undefined {
   return address < 0 ? undefined : hashText(result.slice(0, end));
 }
 
+/** An object, or an array of values; `[title](url)` opens a markdown link, not an array. */
+const JSON_START = /^\s*(\{|\[\s*[[{"\d\]-])/;
 const NEWLINE = 10;
 const SPACE = 32;
 const COLON = 58;

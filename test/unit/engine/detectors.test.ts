@@ -720,6 +720,13 @@ describe('revisit: coming back to pages already read', () => {
     expect(feed(calls).detectors).not.toContain('revisit');
   });
 
+  it('leaves pages watched with waits between alone: two dashboards checked after each sleep', () => {
+    const sleep = { tool: 'sleep', args: '60', result: 'slept 60 s', durationMs: 60_000 };
+    const calls: Call[] = [search(1)];
+    for (let i = 0; i < 5; i++) calls.push(view('open', 'CI', 'Build Status', 'at the top', 2 * i), view('open', 'Deploy', 'Deploy Status', 'at the top', 2 * i + 1), sleep);
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
   it('reads staying on a view (a second click on it, a scroll that hits the bottom) as no return', () => {
     const calls = [search(1)];
     for (let i = 0; i < 4; i++) calls.push(view('click', `Tab ${i}`, `Page ${i}`, 'at the top', i), view('click', `Tab ${i} again`, `Page ${i}`, 'at the top', i + 1));

@@ -34,6 +34,7 @@ describe('pageStateHash', () => {
     expect(pageStateHash('copied s3://bucket/key, see https://console.example.com/s3')).toMatch(/^[0-9a-f]{16}$/);
     expect(pageStateHash(`${'x'.repeat(PAGE_HEADER_MAX_CHARS)} https://example.com/late`)).toBeUndefined();
     expect(pageStateHash({ url: 'https://example.com' })).toBeUndefined();
+    expect(pageStateHash('{"items":[{"url":"https://example.com/1"}]}')).toBeUndefined();
     expect(pageStateHash(undefined)).toBeUndefined();
   });
 });
