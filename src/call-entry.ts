@@ -14,7 +14,7 @@ import {
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
-import { saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
+import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
 /** What a host knows of one call when it records it: the guard of its own calls, the processor of any tool span. */
@@ -141,6 +141,8 @@ export class CallEntries {
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
     e.checkOutcome = checked;
+    // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
+    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
     return e;
   }
 
@@ -200,6 +202,7 @@ export class CallEntries {
       failure: undefined,
       subjects: undefined,
       checkOutcome: undefined,
+      namesFile: false,
     };
   }
 }

@@ -56,6 +56,8 @@ const KIND_ARGS_NEAR = 2;
 const KIND_TRANSIENT = 4;
 const KIND_DETERMINISTIC = 8;
 const KIND_ARGS_WORDS = 16;
+/** The arguments name a file (see HistoryEntry.namesFile). */
+const KIND_NAMES_FILE = 32;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 const KIND_SHINGLES_SHIFT = 8;
 /** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */
@@ -142,6 +144,8 @@ export interface HistoryEntry {
   checkOutcome?: Outcome | undefined;
   /** The arguments the subjects came from are on the call's span (exported), so their names may be too. */
   subjectsNamed?: boolean;
+  /** The arguments name a file (src/subjects.ts namesAFile); recorded for acknowledged calls only. */
+  namesFile?: boolean;
 }
 
 /** Interns tool names to small integers shared by every run. */
@@ -260,6 +264,7 @@ export class RunHistory {
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
+    if (e.namesFile === true) kind |= KIND_NAMES_FILE;
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
     if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
@@ -390,6 +395,11 @@ export class RunHistory {
   allSpaced(calls: number): boolean {
     for (let back = 0; back < calls; back++) if (!this.spaced(back)) return false;
     return calls > 0;
+  }
+
+  /** Do the arguments of the call `back` steps ago name a file (recorded for acknowledged calls only)? */
+  namesFile(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_FILE) !== 0;
   }
 
   namesId(back: number): boolean {

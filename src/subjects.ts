@@ -223,6 +223,11 @@ export function subjectsOf(args: unknown, rule?: SubjectRule | SubjectFunction):
   return [...found].filter((s) => typeof s === 'string' && s !== '').map(cut).slice(0, MAX_PER_CALL);
 }
 
+/** Do the arguments name a file (a non-empty `path`, `file`, … argument, as for `file://` subjects)? */
+export function namesAFile(args: unknown): boolean {
+  return isRecord(args) && firstString(args, PATH_KEYS) !== undefined;
+}
+
 /**
  * A failure that only says the thing is not there (HTTP 404/410, ENOENT, no
  * such file) answers a question (does it exist?) instead of failing a check:

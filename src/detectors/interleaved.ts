@@ -6,10 +6,12 @@ import { pollsAJob } from './periodic.js';
  * Filler tells the agent nothing and changes nothing: an answer its tool had
  * given before, from a call made before or from a tool that always answers
  * alike (a "think" tool's acknowledgement). A new command whose output
- * happens to repeat (an edit printing nothing) is an action, not filler.
+ * happens to repeat (an edit printing nothing) is an action, not filler, and
+ * so is a new call naming a file that its tool acknowledges as it always does
+ * ("The file … has been edited.", `{"updated_rows": 1}`): a note names no file.
  */
 export function filler(h: RunHistory, back: number): boolean {
-  return h.answeredBefore(back) && (h.calledBefore(back) || !h.toolAnswersVary(back));
+  return h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.namesFile(back)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { saysNotThere, subjectsOf, WHOLE_SUITE } from '../../src/subjects.js';
+import { namesAFile, saysNotThere, subjectsOf, WHOLE_SUITE } from '../../src/subjects.js';
 
 describe('subjectsOf: services', () => {
   it('takes host and port from a URL argument, the port from the scheme when none is given, and nothing else of it', () => {
@@ -67,6 +67,22 @@ describe('subjectsOf: files', () => {
     expect(subjectsOf({ query: 'refund policy' })).toEqual([]);
     expect(subjectsOf(undefined)).toEqual([]);
     expect(subjectsOf(42)).toEqual([]);
+  });
+});
+
+describe('namesAFile', () => {
+  it('is true for arguments with a path argument, with or without a command', () => {
+    expect(namesAFile({ path: '/etc/nginx/conf.d/shop.conf', old_str: 'a', new_str: 'b' })).toBe(true);
+    expect(namesAFile({ file: 'contacts.csv', where: { Id: '1' } })).toBe(true);
+    expect(namesAFile({ command: 'str_replace', path: 'src/app.py' })).toBe(true);
+  });
+
+  it('is false for a note, a command alone, an empty path or no arguments', () => {
+    expect(namesAFile({ thought: 'the amounts must add up' })).toBe(false);
+    expect(namesAFile({ command: 'nginx -t' })).toBe(false);
+    expect(namesAFile({ path: '' })).toBe(false);
+    expect(namesAFile('cat a.txt')).toBe(false);
+    expect(namesAFile(undefined)).toBe(false);
   });
 });
 

@@ -12,6 +12,8 @@ export interface Call {
   outcome?: Outcome;
   informative?: boolean;
   namesId?: boolean;
+  /** The arguments name a file (an edit's `path`). */
+  namesFile?: boolean;
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
   shape?: string;
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
@@ -45,6 +47,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       outcome: c.outcome ?? 'ok',
       informative: c.informative,
       namesId: c.namesId,
+      namesFile: c.namesFile,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
       startMs: c.startMs ?? 0,
