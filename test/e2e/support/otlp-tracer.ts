@@ -20,35 +20,50 @@ export interface OtlpTracer {
 
 /**
  * Counts what the real exporter reports, so a test can tell "the backend lost
- * spans" from "the agent never managed to send them".
+ * spans" from "the agent never managed to send them", and sends one batch at
+ * a time. The SDK's BatchSpanProcessor exports every remaining batch at once
+ * on forceFlush/shutdown, next to a timed export still in flight; concurrent
+ * requests can reach the collector in either order, and a run's root span
+ * overtaking its last tool calls gets a partial summary. The scenarios test
+ * that the pipeline behind the agent keeps the order, so the agent sends in
+ * order.
  */
-class CountingExporter implements SpanExporter {
+class OrderedCountingExporter implements SpanExporter {
   readonly stats = { spans: 0, failedSpans: 0, errors: [] as string[] };
+  private previous: Promise<void> = Promise.resolve();
   constructor(private readonly inner: SpanExporter) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.stats.spans += spans.length;
-      else {
-        this.stats.failedSpans += spans.length;
-        this.stats.errors.push(result.error?.message ?? 'export failed without an error');
-      }
-      resultCallback(result);
-    });
+    this.previous = this.previous.then(
+      () =>
+        new Promise<void>((sent) => {
+          this.inner.export(spans, (result) => {
+            if (result.code === ExportResultCode.SUCCESS) this.stats.spans += spans.length;
+            else {
+              this.stats.failedSpans += spans.length;
+              this.stats.errors.push(result.error?.message ?? 'export failed without an error');
+            }
+            sent();
+            resultCallback(result);
+          });
+        }),
+    );
   }
 
-  shutdown(): Promise<void> {
+  async shutdown(): Promise<void> {
+    await this.previous;
     return this.inner.shutdown();
   }
 
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
+  async forceFlush(): Promise<void> {
+    await this.previous;
+    return this.inner.forceFlush?.();
   }
 }
 
 /** `baseUrl` is an OTLP/HTTP base URL; spans go to `${baseUrl}/v1/traces`. */
 export function createOtlpTracer(baseUrl: string, serviceName: string): OtlpTracer {
-  const exporter = new CountingExporter(new OTLPTraceExporter({ url: `${baseUrl.replace(/\/$/, '')}/v1/traces` }));
+  const exporter = new OrderedCountingExporter(new OTLPTraceExporter({ url: `${baseUrl.replace(/\/$/, '')}/v1/traces` }));
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     // Short delay so tests need not wait; a queue large enough for the
