@@ -84,7 +84,7 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
 export function argsWordSignature(args: unknown, argsSketch: string | undefined, opts?: FingerprintOptions): string | undefined {
   if (argsSketch !== undefined && comparableByNearness(argsSketch)) return undefined;
   const maxBytes = effectiveMaxBytes(opts?.maxBytes);
-  return wordSignature(canonicalize(asJsonValue(args, maxBytes), maxBytes));
+  return wordSignature(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)));
 }
 
 const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });

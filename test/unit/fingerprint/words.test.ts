@@ -51,6 +51,15 @@ describe('wordSignature', () => {
     const short = { query: 'iPhone 14 news' };
     expect(argsWordSignature(short, fingerprintArgs(short).argsSketch)).toBe(signature(short));
   });
+
+  it('drops ignoreArgs members, as argsHash does: a fresh request id is not a name of the question', () => {
+    const ignoreArgs = ['request_id'];
+    const first = { query: 'refund policy', request_id: 'req-8f31c2' };
+    const second = { query: 'refund policy', request_id: 'req-0a77de' };
+    expect(argsWordSignature(first, undefined, { ignoreArgs })).toBe(argsWordSignature(second, undefined, { ignoreArgs }));
+    expect(argsWordSignature(first, undefined, { ignoreArgs })).toBe(signature({ query: 'refund policy' }));
+    expect(argsWordSignature(first, undefined)).not.toBe(argsWordSignature(second, undefined));
+  });
 });
 
 describe('rewordedWords', () => {
