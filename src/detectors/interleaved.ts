@@ -44,7 +44,10 @@ export function freshWorkBetween(h: RunHistory, newer: number, older: number, pa
  * again and again, separated only by calls that told the agent nothing new
  * (a "think" tool acknowledging each thought, a log call). Nothing between
  * the repeats moved, so they count as if back to back. A single new answer in
- * between is progress and ends the count.
+ * between is progress and ends the count, unless the latest answer is one the
+ * call gave before it: the same message answered otherwise, then as before
+ * (a user refusing, another way, then again as at first) went round, not on,
+ * and those calls count too, back to that earlier answer only.
  *
  * A lookup that found nothing, asked again, is held to what could change its
  * answer instead: only new work in between (an edit, a wait) ends the count.
@@ -62,14 +65,24 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
   if ((!heldToWork && h.exactRun(1) > 0) || h.earlierSameCalls() < floor - 1) return;
   let calls = 1;
   let last = 0;
+  let otherAnswers = 0;
   let paced = h.spaced(0);
   for (let back = 1; back < h.size; back++) {
     if (!h.sameCall(0, back)) continue;
-    if (!h.sameResult(0, back)) break;
+    if (!h.sameResult(0, back)) {
+      // Answered otherwise in between: counted only if the latest answer is one it gave before that, so the answers
+      // went round (a reply that comes back after other replies) rather than moved on (a poll's progress). Once:
+      // what came before that earlier answer is another stretch (a steady answer that changed, then came back).
+      if (heldToWork || calls > 1) break;
+      otherAnswers++;
+      paced &&= h.spaced(back);
+      continue;
+    }
     if (heldToWork ? freshWorkBetween(h, last, back) : !onlyFillerBetween(h, last, back)) break;
-    calls++;
+    calls += 1 + otherAnswers;
     last = back;
     paced &&= h.spaced(back);
+    if (otherAnswers > 0) break;
   }
   // Filler that checks on a pending job by id (sleep, poll, sleep, poll), or repeats each made at a waiting pace
   // (a `sleep 90` between lock retries), mean the run is waiting.
@@ -100,7 +113,10 @@ function resendsABody(h: RunHistory): boolean {
   return h.hasFreeText(0) && !h.informative(0);
 }
 
+/** Is everything between the two calls filler, or the latest call again (answered otherwise)? */
 function onlyFillerBetween(h: RunHistory, newer: number, older: number): boolean {
-  for (let between = newer + 1; between < older; between++) if (!filler(h, between)) return false;
+  for (let between = newer + 1; between < older; between++) {
+    if (!filler(h, between) && !h.sameCall(0, between)) return false;
+  }
   return true;
 }

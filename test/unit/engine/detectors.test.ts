@@ -360,6 +360,32 @@ describe('no-progress with filler', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  describe('the same call answered otherwise in between', () => {
+    // The same message to a user who keeps answering, a hand-off acknowledged alike (whatever its summary) after each.
+    const handOff = (n: number) => ({ tool: 'transfer', args: `summary, take ${n}`, result: 'Transfer successful' });
+    const say = (reply: string) => ({ tool: 'respond', args: 'PLEASE HOLD ON.', result: reply });
+    const talk = (replies: string[]) => replies.flatMap((reply, n) => [handOff(n), say(reply)]);
+
+    it('counts it once its answer comes round again: the replies went round, the run did not move', () => {
+      const r = feed(talk(['no transfer please', 'help me here', 'I would rather not', 'help me here']));
+      expect(r.firstWarning).toBe(8);
+      expect(r.detectors[7]).toBe('no-progress');
+    });
+
+    it('does not count answers that keep moving on (a poll reporting progress between notes)', () => {
+      expect(feed(talk(['queued', 'running 10%', 'running 40%', 'running 90%', 'done'])).firstWarning).toBeNull();
+    });
+
+    it('counts one go-round: a steady answer that changed and came back starts a new count from the change', () => {
+      const r = feed(talk(['clean', 'clean', 'clean', 'overflow', 'clean', 'clean']));
+      expect(r.levels[5]).toBe('warning');
+      expect(r.levels[9]).toBe('warning');
+      expect(r.detectors[9]).toBe('no-progress');
+      // The three steady answers before the change do not join the count (they would make it critical by the end).
+      expect(r.levels).not.toContain('critical');
+    });
+  });
+
   describe('a lookup that found nothing, asked again', () => {
     const lookup = (name: string) => ({ tool: 'get_class', args: name, result: `Could not find class ${name}`, outcome: 'empty' as const });
     const read = (n: number) => ({ tool: 'search_code', args: `order_by ${n}`, result: `Found ${n} snippets: models.py, options.py, ${n}`, informative: true });
