@@ -13,7 +13,7 @@ import { isLoopGuardVerdictError, LoopBreakError, publicEvidence, ToolCallBlocke
 import { COMPLETION_GATE, MODEL_TOOL, type PreVerdict, type RunVerdict } from '../src/engine.js';
 import { verifyMessage } from '../src/completion-gate.js';
 import { exitReason, isTurnLimitError, type ExitReason } from '../src/exit-reason.js';
-import type { CallEnd, CallFacts } from '../src/call-entry.js';
+import type { CallEnd, CallFacts, ResultClassifier } from '../src/call-entry.js';
 import { fingerprintArgs } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
 import { ACTION_BLOCK, ACTION_BREAK, inputSeen, NAME_ONLY_ARGS, unrecordedResult, type GuardHost } from '../src/processor.js';
@@ -155,13 +155,13 @@ interface Call extends CallFacts {
   span: Span & SpanShape;
   /** undefined when the call is outside any run (it is then only annotated when its span ends). */
   runKey: string | undefined;
-  /** Ends the span, unless it belongs to another instrumentation. */
-  end: () => void;
+  /** The guard made the span (it was not adopted from another instrumentation's): the guard ends it. */
+  own: boolean;
+  /** The processor recorded the call on the guard's own span: it ends the span too (see `endCall`). */
+  recorded: boolean;
   /** The caller is not shown the result (`ToolCallInfo.resultUnseen`). */
   resultUnseen: boolean;
 }
-
-const noop = (): void => undefined;
 
 const AFTER_CALL_FAILED = 'acting on a verdict failed; the result is returned as it is';
 
@@ -448,7 +448,7 @@ export class Guard {
     } catch (err) {
       const decision = errors.run('recording the tool error failed', () => this.recordError(call, err), undefined);
       const breakError = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, undefined, false), undefined) : undefined;
-      call.end();
+      this.endCall(call);
       if (breakError instanceof LoopBreakError) throw breakError;
       throw err;
     }
@@ -456,7 +456,7 @@ export class Guard {
     // No verdict to act on (the common case): no extra promise on the hot path.
     const after = decision && needsAction(decision) ? await errors.runAsync(AFTER_CALL_FAILED, () => this.afterCall(call, decision, result, true), result) : result;
     if (after instanceof LoopBreakError) markBroken(call.span, after);
-    call.end();
+    this.endCall(call);
     if (after instanceof LoopBreakError) throw after;
     // A result already carrying a loop nudge keeps it; the model notice waits for the next one.
     return after === result ? this.withModelNotice(call.runKey, after) : after;
@@ -510,7 +510,8 @@ export class Guard {
       runKey: span.attributes ? this.processor.ownRunKey(span, info.attributes) : undefined,
       startMs: info.startTime ?? this.processor.now(),
       endMs: info.endTime,
-      end: reused ? noop : () => span.end(info.endTime),
+      own: reused === undefined,
+      recorded: false,
       resultUnseen,
     };
   }
@@ -523,7 +524,21 @@ export class Guard {
     const end: CallEnd = call.resultUnseen
       ? { kind: 'hashed', resultHash: unrecordedResult(call.span.spanContext().spanId), outcome: outcome ?? 'ok' }
       : { kind: 'returned', result, outcome };
-    return this.processor.recordCall(call.span, call.runKey, call, end, this.options.classifyResult);
+    return this.record(call, call.runKey, end, this.options.classifyResult);
+  }
+
+  /** Records the call in its run (the processor's fast path). */
+  private record(call: Call, runKey: string, end: CallEnd, classify?: ResultClassifier): Decision {
+    const decision = this.processor.recordCall(call.span, runKey, call, end, classify, call.own);
+    call.recorded = call.own;
+    return decision;
+  }
+
+  /** Ends the call's span, unless it belongs to another instrumentation; one the processor recorded, through it. */
+  private endCall(call: Call): void {
+    if (!call.own) return;
+    if (call.recorded) this.processor.endRecorded(call.span, call.endMs);
+    else call.span.end(call.endMs);
   }
 
   private recordError(call: Call, err: unknown): Decision {
@@ -535,7 +550,7 @@ export class Guard {
     if (err instanceof Error) span.recordException(err);
     if (call.runKey === undefined) return this.processor.evaluate(span);
     const retryable = span.attributes?.[sc.ATTR_LOOPGUARD_ERROR_RETRYABLE];
-    return this.processor.recordCall(span, call.runKey, call, {
+    return this.record(call, call.runKey, {
       kind: 'failed',
       errorType: type,
       message,
@@ -552,10 +567,10 @@ export class Guard {
       span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, ACTION_BREAK);
       span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
       const last = pre.stop.evidence;
-      this.processor.recordCall(span, runKey, call, { kind: 'refused', as: last?.next });
+      this.record(call, runKey, { kind: 'refused', as: last?.next });
       const error = this.breakError(span, tool, args, runKey, pre.stop.reason, last && publicEvidence(last, tool), stepOf(span, this.processor.steps(runKey)));
       markBroken(span, error);
-      call.end();
+      this.endCall(call);
       throw error;
     }
     const evidence = pre.evidence && publicEvidence(pre.evidence, tool);
@@ -566,7 +581,7 @@ export class Guard {
     if (chosen.act === 'run') return NOT_REFUSED;
     span.setAttribute(sc.ATTR_LOOPGUARD_ACTION, chosen.act === 'break' ? ACTION_BREAK : ACTION_BLOCK);
     span.setAttribute(sc.ATTR_LOOPGUARD_EXECUTED, false);
-    const decision = this.processor.recordCall(span, runKey, call, { kind: 'refused', as: pre.armed?.next });
+    const decision = this.record(call, runKey, { kind: 'refused', as: pre.armed?.next });
     const { act, byOnLoop } = decideAction(false, pre.level, answer, decision.level, false);
     if (act === 'break') {
       const reason = byOnLoop ? 'onLoop' : (decision.evidence[0]?.detector ?? evidence?.detector ?? 'loop');
@@ -574,10 +589,10 @@ export class Guard {
       span.setAttribute(sc.ATTR_LOOPGUARD_LEVEL, 'break');
       const error = this.breakError(span, tool, args, runKey, reason, evidence, stepOf(span, step));
       markBroken(span, error);
-      call.end();
+      this.endCall(call);
       throw error;
     }
-    call.end();
+    this.endCall(call);
     const nudge = event?.nudge ?? '';
     if ((this.options.onBlock ?? REGISTER_DEFAULTS.onBlock) === 'throw') {
       const message = evidence ? this.errorLine(pre.level, evidence, tool, args, stepOf(span, step), true) : 'loopguard blocked this call';
