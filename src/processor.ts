@@ -298,8 +298,9 @@ export class LoopGuardSpanProcessor implements GuardHost {
    * its span: the guard's fast path, which skips recognising the span.
    */
   recordCall(span: SpanShape, runKey: string, call: CallFacts, end: CallEnd, classify?: ResultClassifier, own = false): Decision {
-    // An adopted span its owner already ended was judged then, from what the owner recorded.
-    const done = own ? undefined : this.decisions.get(span);
+    // An adopted span its owner already ended was judged then, from what the owner recorded; so was an own span that
+    // the tool's code ended itself (`trace.getActiveSpan().end()`).
+    const done = own && span.ended !== true ? undefined : this.decisions.get(span);
     if (done) return done;
     const decision = this.errors.run(
       'recording a tool call failed',

@@ -16,6 +16,8 @@ export interface SpanShape {
   readonly parentSpanContext?: SpanContext | undefined;
   /** SDK 1.x name, read when `parentSpanContext` is missing. */
   readonly parentSpanId?: string | undefined;
+  /** SDK spans (2.x/3.x) say whether they ended. */
+  readonly ended?: boolean;
   spanContext(): SpanContext;
   setAttribute(key: string, value: AttributeValue): unknown;
   addEvent(name: string, attributes?: Attributes, startTime?: TimeInput): unknown;

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   LoopBreakError,
@@ -39,6 +40,18 @@ describe('tool spans', () => {
 });
 
 describe('one history entry whoever records the call', () => {
+  it("a guarded call whose tool ends the guard's span itself is recorded once", async () => {
+    h = createHarness();
+    await h.guard.run('early-end', async () => {
+      await h.guard.callTool('lookup', { id: 'ord-1' }, () => {
+        trace.getActiveSpan()?.end();
+        return { status: 'shipped' };
+      });
+      await h.guard.callTool('lookup', { id: 'ord-2' }, () => ({ status: 'queued' }));
+    });
+    expect(h.toolSpans().map((s) => s.attributes['loopguard.step'])).toEqual([1, 2]);
+  });
+
   it("the guard's own call and another instrumentation's span of the same call are recorded alike", async () => {
     h = createHarness();
     const tracer = h.provider.getTracer('other-instrumentation');
