@@ -65,6 +65,12 @@ export const periodic: Detector = (h, ctx, out) => {
     }
     return;
   }
+  const replay = replayedFrom(h);
+  // A replay is the stretch's second period: it warns, and never escalates by itself.
+  if (replay > 0 && REPLAY_PERIODS >= ctx.floor('cycle', h.toolId(0))) {
+    out.push({ ...evidence(h, 'cycle', 'cycle', replay, REPLAY_PERIODS, REPLAY_PERIODS, 'call'), since: h.total - replay - replayLength + 1 });
+    return;
+  }
   const readBack = heldReadBack(h);
   // The receipts changed, so the evidence is the read-back alone: one period more than a ping-pong whose results all held.
   const periods = readBack / 2;
@@ -96,6 +102,50 @@ function heldReadBack(h: RunHistory): number {
   }
   if (run < 2) return 0;
   return (latestHeld && h.informative(0)) || (otherHeld && h.informative(1)) ? run : 0;
+}
+
+/** Steps a replay must take again, call for call and answer for answer, after its return. */
+const REPLAY_STEPS = 2;
+/** A replay is the second period of what it replays. */
+const REPLAY_PERIODS = 2;
+/** Length of the stretch replayedFrom found (detectors run one at a time). */
+let replayLength = 0;
+
+/**
+ * How many steps back the stretch starts that the latest calls replay (0:
+ * none). The run came back, by another call, to an answer its tool had
+ * given before (a page reached again through a different link), then took
+ * again, call for call, REPLAY_STEPS steps or more it had taken before,
+ * each getting the answer it got the first time, with other work between
+ * the two stretches: it learned nothing the first time. A fixed sequence
+ * re-run after a change (edit, test, view) gets new answers; a hub page
+ * between new pages replays one step; a run re-running a sequence with no
+ * return before it (a diff and its print, twice) is not coming back to
+ * where it was. Pauses, polls and stretches made only of failures are the
+ * waiting and retry tiers'. Only a call made before, with its answer, can
+ * end a replay, so the scan runs only then.
+ */
+function replayedFrom(h: RunHistory): number {
+  if (h.earlierSameCalls() === 0) return 0;
+  for (let distance = REPLAY_STEPS + 1; distance < h.size; distance++) {
+    let steps = 0;
+    while (steps < distance && distance + steps < h.size && retaken(h, steps, distance + steps)) steps++;
+    if (steps < REPLAY_STEPS || steps >= distance || steps + 1 >= h.size) continue;
+    if (!returnedByAnotherCall(h, steps) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
+    replayLength = steps;
+    return distance;
+  }
+  return 0;
+}
+
+/** Is the call `back` steps ago the one `earlier` steps ago made again, with the same outcome and answer? */
+function retaken(h: RunHistory, back: number, earlier: number): boolean {
+  return h.sameCall(back, earlier) && h.outcome(back) === h.outcome(earlier) && h.sameResult(back, earlier);
+}
+
+/** Did the call `back` steps ago, new itself, get something specific its tool had answered before? */
+function returnedByAnotherCall(h: RunHistory, back: number): boolean {
+  return h.informative(back) && !h.newAnswer(back) && !h.calledBefore(back);
 }
 
 /** Did the latest `calls` calls all get the very same result (not merely near ones)? */

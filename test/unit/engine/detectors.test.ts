@@ -100,6 +100,37 @@ describe('cycles', () => {
     expect(r.firstWarning).toBeNull();
   });
 
+  describe('a stretch replayed after a return', () => {
+    const page = (args: string, result: string): Call => ({ tool: 'open', args, result, informative: true });
+    const scroll = (result: string): Call => ({ tool: 'scroll', args: 'down', result, informative: true });
+    const before: Call[] = [
+      { tool: 'search', args: 'q1', result: 'results 1', informative: true },
+      page('Credits', 'credits, top'),
+      scroll('credits, part 2'),
+      scroll('credits, part 3'),
+      { tool: 'search', args: 'q2', result: 'results 2', informative: true },
+      page('Other', 'other page'),
+    ];
+
+    it('flags a run that comes back by another link and takes the same steps, getting the same answers', () => {
+      const r = feed([...before, page('Credits link', 'credits, top'), scroll('credits, part 2'), scroll('credits, part 3')]);
+      expect(r.firstWarning).toBe(9);
+      expect(r.detectors[8]).toBe('cycle');
+      expect(r.levels[8]).toBe('warning');
+    });
+
+    it('leaves the same steps alone when their answers change (the page was updated meanwhile)', () => {
+      const r = feed([...before, page('Credits link', 'credits, top'), scroll('credits, part 2, new'), scroll('credits, part 3, new')]);
+      expect(r.firstWarning).toBeNull();
+    });
+
+    it('leaves a sequence re-run with no return before it alone (a diff and its print, again after a new search)', () => {
+      const again = { tool: 'search', args: 'q3', result: 'results 3', informative: true };
+      const r = feed([...before, again, page('Credits', 'credits, top'), scroll('credits, part 2')]);
+      expect(r.firstWarning).toBeNull();
+    });
+  });
+
   it('ignores cycles made only of failures (a retry across mirrors)', () => {
     const r = feed(times(8, (i) => ({ tool: 'get', args: `mirror ${i % 2}`, result: '503', outcome: 'error' })));
     expect(r.firstWarning).toBeNull();
