@@ -68,7 +68,7 @@ export const periodic: Detector = (h, ctx, out) => {
   const replay = replayedFrom(h);
   // A replay is the stretch's second period: it warns, and never escalates by itself.
   if (replay > 0 && REPLAY_PERIODS >= ctx.floor('cycle', h.toolId(0))) {
-    out.push({ ...evidence(h, 'cycle', 'cycle', replay, REPLAY_PERIODS, REPLAY_PERIODS, 'call'), since: h.total - replay - replayLength + 1 });
+    out.push({ ...evidence(h, 'cycle', 'cycle', replay, REPLAY_PERIODS, REPLAY_PERIODS, 'call'), since: h.total - replay - retakenSteps(h, replay) + 1 });
     return;
   }
   const readBack = heldReadBack(h);
@@ -108,9 +108,6 @@ function heldReadBack(h: RunHistory): number {
 const REPLAY_STEPS = 2;
 /** A replay is the second period of what it replays. */
 const REPLAY_PERIODS = 2;
-/** Length of the stretch replayedFrom found (detectors run one at a time). */
-let replayLength = 0;
-
 /**
  * How many steps back the stretch starts that the latest calls replay (0:
  * none). The run came back, by another call, to an answer its tool had
@@ -128,14 +125,19 @@ let replayLength = 0;
 function replayedFrom(h: RunHistory): number {
   if (h.earlierSameCalls() === 0) return 0;
   for (let distance = REPLAY_STEPS + 1; distance < h.size; distance++) {
-    let steps = 0;
-    while (steps < distance && distance + steps < h.size && retaken(h, steps, distance + steps)) steps++;
+    const steps = retakenSteps(h, distance);
     if (steps < REPLAY_STEPS || steps >= distance || steps + 1 >= h.size) continue;
     if (!returnedByAnotherCall(h, steps) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
-    replayLength = steps;
     return distance;
   }
   return 0;
+}
+
+/** How many of the latest calls retake, in order, the calls `distance` steps before them. */
+function retakenSteps(h: RunHistory, distance: number): number {
+  let steps = 0;
+  while (steps < distance && distance + steps < h.size && retaken(h, steps, distance + steps)) steps++;
+  return steps;
 }
 
 /** Is the call `back` steps ago the one `earlier` steps ago made again, with the same outcome and answer? */
