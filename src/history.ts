@@ -547,6 +547,16 @@ export class RunHistory {
     return rewordedWords(buf, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
   }
 
+  /** Do the calls ask with the very same words and names (both have a word signature), of the same tool or another? */
+  sameWords(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    const buf = this.buf;
+    if ((buf[x + F_KIND]! & buf[y + F_KIND]! & KIND_ARGS_WORDS) === 0) return false;
+    for (let w = 0; w < SIGNATURE_WORDS; w++) if (buf[x + F_ARGS_WORDS + w] !== buf[y + F_ARGS_WORDS + w]) return false;
+    return true;
+  }
+
   /**
    * How many steps before the call `back` steps ago the nearest earlier call
    * like it (same tool, same or near arguments) got the same answer: it

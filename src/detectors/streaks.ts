@@ -86,11 +86,17 @@ function answeredPendingOtherwise(h: RunHistory, n: number): boolean {
  * counts asks at the `repeat` tiers: it is the same ask repeated, near-same
  * instead of equal. A reworded ask that found something ends that streak;
  * asks about other things (other names, other words) do not touch it.
+ *
+ * And a run finding nothing ask after ask, whatever it asks of whichever
+ * tool, that has asked again, in the very same words, something that found
+ * nothing earlier in that streak (RunHistory.sameWords: a title searched
+ * twice, a name searched and then looked up): see askedAgainForNothing.
  */
 export const emptyStreak: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'empty') return;
   sameShapeStreak(h, ctx, out);
   rewordedStreak(h, ctx, out);
+  askedAgainForNothing(h, ctx, out);
 };
 
 function sameShapeStreak(h: RunHistory, ctx: DetectorContext, out: Evidence[]): void {
@@ -126,6 +132,32 @@ function rewordedStreak(h: RunHistory, ctx: DetectorContext, out: Evidence[]): v
   if (n < ctx.floor(tiers, h.toolId(0))) return;
   // Only the same words again are sure to continue the streak: the next rewording cannot be told in advance.
   out.push(emptyEvidence(h, tiers, n, first, sameCallAgain(h, 0, 'call', n + 1)));
+}
+
+/**
+ * The run's latest asks (calls with a word signature) all found nothing, back
+ * to back, and among them one asked again in the very same words what an
+ * earlier one of them had found nothing for: the run is going round what is
+ * not there, not working down a list. The asks after the streak's first count
+ * at the `repeat` tiers, so the fifth warns. A sweep (each day, region, file
+ * or string asked once) never asks the same thing twice, however long it
+ * finds nothing; a rewording that finds the page, or any call that answers
+ * otherwise, ends the streak.
+ */
+function askedAgainForNothing(h: RunHistory, ctx: DetectorContext, out: Evidence[]): void {
+  if (!h.hasWords(0)) return;
+  let n = 1;
+  while (n < h.size && h.outcome(n) === 'empty' && h.hasWords(n)) n++;
+  const score = n - 1;
+  const tiers: TieredDetector = h.allSpaced(n) ? 'pending-poll' : 'repeat';
+  if (score < ctx.floor(tiers, h.toolId(0)) || !asksTwiceWithin(h, n)) return;
+  out.push(emptyEvidence(h, tiers, score, n - 1, sameCallAgain(h, 0, 'call', score + 1)));
+}
+
+/** Do two of the latest `calls` calls ask in the very same words? */
+function asksTwiceWithin(h: RunHistory, calls: number): boolean {
+  for (let a = 0; a < calls - 1; a++) for (let b = a + 1; b < calls; b++) if (h.sameWords(a, b)) return true;
+  return false;
 }
 
 function emptyEvidence(h: RunHistory, tiers: TieredDetector, n: number, first: number, next: Continuation): Evidence {

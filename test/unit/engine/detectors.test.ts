@@ -280,6 +280,40 @@ describe('empty-streak', () => {
     expect(feed(calls).firstWarning).toBeNull();
     expect(feed(calls.filter((_, i) => i !== 3)).firstWarning).toBe(4);
   });
+
+  describe('finding nothing ask after ask, one of them asked again', () => {
+    const titles = ['"Wallace and Gromit"', '"Thrill-O-Matic"', '"Aardman Animations"', '"Creature Comforts"', '"Nick Park"', '"Chicken Run"', '"A Close Shave"'];
+
+    it('counts the streak once the same words come back, of the same tool or another', () => {
+      const searches = [ask('search', { entity: titles[0] }), ask('search', { entity: titles[1] }), ask('search', { entity: titles[0] }), ...titles.slice(2, 5).map((t) => ask('search', { entity: t }))];
+      const r = feed(searches);
+      // The asks after the first count at the repeat tiers: the fifth ask warns, its sixth call with the 4-only run before.
+      expect(r.firstWarning).toBe(5);
+      expect(r.detectors[4]).toBe('empty-streak');
+      // A name searched and then looked up is the same words asked of another tool.
+      const lookups = [ask('search', { entity: 'Ian Brennan' }), ...['Ian Brennan (writer)', 'Ian Brennan', 'Brad Falchuk', 'The Watcher (2022 TV series)'].map((k) => ask('lookup', { keyword: k }))];
+      expect(feed(lookups).firstWarning).toBe(5);
+    });
+
+    it('leaves a sweep that never asks the same thing twice, however long it finds nothing', () => {
+      expect(feed(titles.map((t) => ask('search', { entity: t }))).firstWarning).toBeNull();
+      const regions = ['us-east', 'us-west', 'eu-west', 'eu-central', 'ap-south', 'ap-northeast', 'sa-east', 'ca-central'];
+      expect(feed(regions.map((r) => ask('describe_volumes', { region: r, state: 'available' }))).firstWarning).toBeNull();
+    });
+
+    it('is ended by an ask that finds something', () => {
+      const calls = [ask('search', { entity: titles[0] }), ask('search', { entity: titles[0] }), ask('search', { entity: titles[1] }), ask('search', { entity: 'Wallace and Gromit' }, true), ...titles.slice(2, 5).map((t) => ask('search', { entity: t }))];
+      expect(feed(calls).firstWarning).toBeNull();
+    });
+
+    it('is waiting when every ask comes half a minute or more after the last', () => {
+      const sent = { tool: 'send_message', args: 'question', result: 'sent' };
+      const inboxes = ['support', 'billing', 'support', 'sales', 'legal', 'press', 'careers', 'partners'];
+      const checks = inboxes.map((inbox, i) => ({ ...ask('check_inbox', { inbox, from: 'Dana Whitfield' }), startMs: (i + 1) * 600_000 }));
+      expect(feed([sent, ...checks]).firstWarning).toBeNull();
+      expect(feed([sent, ...checks.map((c, i) => ({ ...c, startMs: (i + 1) * 1000 }))]).firstWarning).toBe(6);
+    });
+  });
 });
 
 describe('same-error', () => {
