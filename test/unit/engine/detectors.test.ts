@@ -200,6 +200,15 @@ describe('repeat', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  it('reads a check re-run after each rewrite as verification, when its first run failed before any rewrite', () => {
+    const check = (outcome: 'ok' | 'error') => ({ tool: 'bash', args: 'python3 repro.py', result: outcome === 'ok' ? 'usage: cmd [-h]' : 'Traceback', outcome });
+    const calls = [check('error'), ...times(10, (i) => (i % 2 ? check('ok') : { tool: 'bash', args: `cat > fix${i}.py`, result: `rewrote the formatter, take ${i}` }))];
+    expect(feed(calls).firstWarning).toBeNull();
+    // The same checks with only notes to itself between them are no progress.
+    const idle = [check('error'), ...times(10, (i) => (i % 2 ? check('ok') : { tool: 'think', args: `idea ${i}`, result: 'noted' }))];
+    expect(feed(idle).firstWarning).not.toBeNull();
+  });
+
   it('counts nothing across progress: a commit between two clean statuses is new work', () => {
     const calls = times(16, (i) => (i % 2 ? { tool: 'git_status', args: '', result: 'clean' } : { tool: 'git_commit', args: `change ${i}`, result: `sha ${i}` }));
     expect(feed(calls).firstWarning).toBeNull();
