@@ -669,6 +669,21 @@ describe('failure-repeat', () => {
     expect(feed(run(40_000)).firstWarning).toBeNull();
   });
 
+  it('tells test runs apart by how they end, whatever banner they share (a fix taken out and put back to compare)', () => {
+    const banner = [
+      'test session starts: platform linux, Python 3.9.20, pytest-7.4.0, pluggy-1.3.0, rootdir /testbed, configfile setup.cfg',
+      'Running tests with Astropy version 5.2.dev64 from the source tree; remote data off, plugins doctestplus, hypothesis, arraydiff, filter-subpackage',
+      'collected 193 items; test_skycoord_representation TypeError: reshape() got an unexpected keyword argument dtype in astropy/units/quantity.py',
+    ].join('\n');
+    const run = (failed: number) => ({ tool: 'bash', args: 'pytest astropy/table/tests/test_mixin.py', failureText: `${banner}\n=== ${failed} failed, ${187 - failed} passed, 6 skipped in 1.${failed}4s ===` });
+    const out = { tool: 'bash', args: 'git checkout astropy/table/table.py', result: 'Updated 1 path from the index' };
+    const back = { tool: 'bash', args: "sed -i '1242,1247d' astropy/table/table.py", result: '' };
+    const toggled = [run(1), out, run(2), back, run(1), out, run(2)];
+    expect(feed(toggled).firstWarning).toBeNull();
+    // Ending alike (the fix made no difference), they are the same failure again and again.
+    expect(feed(toggled.map((c) => ('failureText' in c ? run(1) : c))).detectors).toContain('failure-repeat');
+  });
+
   it('ends the count when the call succeeds or fails another way', () => {
     const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
     expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
