@@ -19,12 +19,15 @@ export const repeat: Detector = (h, ctx, out) => {
   // Failures are retry-storm's: a check that failed until it finally succeeded is progress.
   // Progress resets the count: occurrences before a call that got a new answer (a commit, a page) do not count.
   const seen: number[] = [0];
-  // A check after each new piece of work (update chunk 1, check, update chunk 2, check) verifies; it is no loop.
+  // A check after each new piece of work (update chunk 1, check, update chunk 2, check) verifies; it is no loop. A
+  // check that failed (the script crashed before the first fix) is one of the checks: its gap counts like the others.
+  let checks = 1;
   let gapsWithFreshWork = 0;
   let freshInGap = false;
   for (let back = 1; back < h.size; back++) {
     if (h.sameCall(0, back)) {
       if (h.outcome(back) !== 'error') seen.push(back);
+      checks++;
       if (freshInGap) gapsWithFreshWork++;
       freshInGap = false;
     } else if (!freshInGap) {
@@ -34,7 +37,7 @@ export const repeat: Detector = (h, ctx, out) => {
       freshInGap = !h.answeredBefore(back) || (!filler(h, back) && !h.informative(back));
     }
   }
-  if (gapsWithFreshWork === seen.length - 1) return;
+  if (gapsWithFreshWork === checks - 1) return;
   if (seen.length - 1 < floor) return;
   // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
   if (h.exactRun(1) + 1 >= seen.length) return;

@@ -256,6 +256,24 @@ export function errorHash(errorType: string | undefined, message: string | undef
   return errorDigest(errorType, message, args).hash;
 }
 
+/** How far back from a failure's end its last line is looked for: a longer last line gives no tail (bounds the work). */
+export const FAILURE_TAIL_CHARS = 4_096;
+
+/**
+ * The last line of a trimmed failure text of two lines or more, trimmed: where
+ * a failure says what went wrong (a traceback's exception, a test run's
+ * summary, a build's verdict), while its head is often a banner every command
+ * of the environment prints. undefined for a one-line text, or one whose last
+ * line starts more than FAILURE_TAIL_CHARS from its end.
+ */
+export function failureTail(trimmed: string): string | undefined {
+  const from = trimmed.length > FAILURE_TAIL_CHARS ? trimmed.length - FAILURE_TAIL_CHARS : 0;
+  for (let i = trimmed.length - 1; i >= from; i--) {
+    if (trimmed.charCodeAt(i) === 10) return i === 0 ? undefined : trimmed.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
 /** The failure's hash (see errorHash), its sketch and its kind (failure-kind.ts); `retryable` is the tool's own word. Never throws. */
 export function errorDigest(errorType: string | undefined, message: string | undefined, args?: unknown, retryable?: boolean): FailureDigest {
   const type = typeof errorType === 'string' ? errorType.trim() : null;
@@ -278,7 +296,7 @@ export function errorDigest(errorType: string | undefined, message: string | und
   const text = canonicalize({ '$lg:failure': [type, what] });
   return {
     hash: hashText(text),
-    sketch: textSketch(text),
+    sketch: textSketch(text, typeof what === 'string' ? failureTail(what) : undefined),
     failure: failureKind(type, typeof message === 'string' ? message : null, cls, retryable),
   };
 }

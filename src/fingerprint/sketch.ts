@@ -71,9 +71,11 @@ function isTokenChar(c: number): boolean {
  * skeleton, which must match exactly. Tokens are maximal runs of ASCII
  * letters and digits and non-ASCII characters, ASCII letters lower-cased; a
  * JSON escape (`\n`, `\"`, `\u00e9`…) separates tokens. A text with no
- * free-text string has no sketch (undefined). Never throws.
+ * free-text string has no sketch (undefined). `tail`, a failure's last line
+ * (fingerprint/index.ts failureTail), goes into the skeleton after a line
+ * break: failures that end otherwise are never near. Never throws.
  */
-export function textSketch(text: string): string | undefined {
+export function textSketch(text: string, tail?: string): string | undefined {
   const end = text.length < SKETCH_MAX_CHARS ? text.length : SKETCH_MAX_CHARS;
   // Most values have no free text at all: their exact hash says everything, and they get no sketch.
   if (!hasFreeText(text, end)) return undefined;
@@ -104,6 +106,10 @@ export function textSketch(text: string): string | undefined {
   if (t.count === 1) {
     add(fmix32(t.previous));
     t.shingles = 1;
+  }
+  if (tail !== undefined) {
+    skeleton = Math.imul(skeleton ^ 10, FNV_PRIME);
+    for (let k = 0; k < tail.length; k++) skeleton = Math.imul(skeleton ^ tail.charCodeAt(k), FNV_PRIME);
   }
   return encode(t.shingles, skeleton >>> 0);
 }

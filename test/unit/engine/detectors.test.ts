@@ -200,6 +200,15 @@ describe('repeat', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  it('reads a check re-run after each rewrite as verification, when its first run failed before any rewrite', () => {
+    const check = (outcome: 'ok' | 'error') => ({ tool: 'bash', args: 'python3 repro.py', result: outcome === 'ok' ? 'usage: cmd [-h]' : 'Traceback', outcome });
+    const calls = [check('error'), ...times(10, (i) => (i % 2 ? check('ok') : { tool: 'bash', args: `cat > fix${i}.py`, result: `rewrote the formatter, take ${i}` }))];
+    expect(feed(calls).firstWarning).toBeNull();
+    // The same checks with only notes to itself between them are no progress.
+    const idle = [check('error'), ...times(10, (i) => (i % 2 ? check('ok') : { tool: 'think', args: `idea ${i}`, result: 'noted' }))];
+    expect(feed(idle).firstWarning).not.toBeNull();
+  });
+
   it('counts nothing across progress: a commit between two clean statuses is new work', () => {
     const calls = times(16, (i) => (i % 2 ? { tool: 'git_status', args: '', result: 'clean' } : { tool: 'git_commit', args: `change ${i}`, result: `sha ${i}` }));
     expect(feed(calls).firstWarning).toBeNull();
@@ -692,6 +701,21 @@ describe('failure-repeat', () => {
       });
     expect(feed(run(2_000)).firstWarning).toBe(5);
     expect(feed(run(40_000)).firstWarning).toBeNull();
+  });
+
+  it('tells test runs apart by how they end, whatever banner they share (a fix taken out and put back to compare)', () => {
+    const banner = [
+      'test session starts: platform linux, Python 3.9.20, pytest-7.4.0, pluggy-1.3.0, rootdir /testbed, configfile setup.cfg',
+      'Running tests with Astropy version 5.2.dev64 from the source tree; remote data off, plugins doctestplus, hypothesis, arraydiff, filter-subpackage',
+      'collected 193 items; test_skycoord_representation TypeError: reshape() got an unexpected keyword argument dtype in astropy/units/quantity.py',
+    ].join('\n');
+    const run = (failed: number) => ({ tool: 'bash', args: 'pytest astropy/table/tests/test_mixin.py', failureText: `${banner}\n=== ${failed} failed, ${187 - failed} passed, 6 skipped in 1.${failed}4s ===` });
+    const out = { tool: 'bash', args: 'git checkout astropy/table/table.py', result: 'Updated 1 path from the index' };
+    const back = { tool: 'bash', args: "sed -i '1242,1247d' astropy/table/table.py", result: '' };
+    const toggled = [run(1), out, run(2), back, run(1), out, run(2)];
+    expect(feed(toggled).firstWarning).toBeNull();
+    // Ending alike (the fix made no difference), they are the same failure again and again.
+    expect(feed(toggled.map((c) => ('failureText' in c ? run(1) : c))).detectors).toContain('failure-repeat');
   });
 
   it('ends the count when the call succeeds or fails another way', () => {

@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { argsWordSignature, canonicalize, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
+import { argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -18,6 +18,8 @@ export interface Call {
   shape?: string;
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
   text?: string;
+  /** The message of a thrown failure: digested as the processor would (instead of `result`, `outcome` and `failure`). */
+  failureText?: string;
   failure?: FailureKind;
   /** The arguments as the processor sees them: hashed and sketched as it would (instead of `args` and `norm`). */
   argsValue?: unknown;
@@ -34,17 +36,18 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
   for (const c of calls) {
     const argsHash = hashText(`${c.tool}|${c.args ?? ''}`);
     const fp = c.argsValue === undefined ? undefined : fingerprintArgs(c.argsValue);
+    const failed = c.failureText === undefined ? undefined : errorDigest('ToolError', c.failureText);
     const d = engine.record('run', {
       tool: c.tool,
       argsHash: fp?.argsHash ?? argsHash,
       normArgsHash: fp?.normArgsHash ?? (c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`)),
       argsSketch: fp?.argsSketch,
       argsWords: fp === undefined ? undefined : argsWordSignature(c.argsValue, fp.argsSketch),
-      resultHash: c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)),
-      resultSketch: c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
+      resultHash: failed?.hash ?? (c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text))),
+      resultSketch: failed !== undefined ? failed.sketch : c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
       pageState: c.text === undefined ? undefined : pageStateHash(c.text),
-      failure: c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
-      outcome: c.outcome ?? 'ok',
+      failure: failed?.failure ?? c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
+      outcome: failed !== undefined ? 'error' : (c.outcome ?? 'ok'),
       informative: c.informative,
       namesId: c.namesId,
       namesFile: c.namesFile,

@@ -71,8 +71,10 @@ function tokens(free: string): number[][] {
   return out;
 }
 
-export function referenceSketch(text: string): string | undefined {
+export function referenceSketch(text: string, tail?: string): string | undefined {
   const { skeleton, freeTexts } = split(text);
+  // A failure's last line follows the skeleton, after a line break.
+  if (tail !== undefined) skeleton.push(10, ...Array.from({ length: tail.length }, (_, k) => tail.charCodeAt(k)));
   if (freeTexts.length === 0) return undefined;
   const hashes = freeTexts.flatMap(tokens).map(fnv1a);
   const bigrams = hashes.length === 1 ? [fmix32(hashes[0]!)] : hashes.slice(1).map((b, k) => fmix32(u32(hashes[k]! ^ mul(b, 0x9e3779b1))));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalize, resultDigest } from '../../../src/fingerprint/index.js';
+import { canonicalize, errorDigest, FAILURE_TAIL_CHARS, failureTail, resultDigest } from '../../../src/fingerprint/index.js';
 import { SKETCH_MAX_CHARS, sketchShingles, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
 import { referenceSketch } from './sketch-reference.js';
 
@@ -36,6 +36,16 @@ describe('textSketch', () => {
     );
   });
 
+  it('agrees with the independent implementation when the last line of a failure joins the skeleton', () => {
+    fc.assert(
+      fc.property(fc.lorem({ maxCount: 60 }), fc.string({ maxLength: 80 }), (message, tail) => {
+        const canonical = canonicalize(message);
+        expect(textSketch(canonical, tail)).toBe(referenceSketch(canonical, tail));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('keeps a stray newline in a traceback the same sketch, while the exact hash changes', () => {
     const a = resultDigest(TRACEBACK);
     const b = resultDigest(TRACEBACK.replace('^\n', '^\n\n'));
@@ -65,6 +75,33 @@ describe('textSketch', () => {
     expect(huge.length).toBeGreaterThan(10_000_000);
     const text = canonicalize(huge);
     expect(textSketch(text)).toBe(textSketch(text.slice(0, SKETCH_MAX_CHARS)));
+  });
+});
+
+describe('the sketch of a failure', () => {
+  it('matches the vector in docs/fingerprints.md', () => {
+    expect(errorDigest('ToolError', TRACEBACK).sketch).toBe('121b5eae4877777777daaaaaaaaaaaa22233fffffffaae777333aaaaaeecccffffffeef777');
+  });
+
+  it('takes the last line of a failure of two lines or more, within the last FAILURE_TAIL_CHARS', () => {
+    expect(failureTail('Traceback (most recent call last):\n  File "a.py", line 3\nNameError: x  ')).toBe('NameError: x');
+    expect(failureTail('fatal: not a git repository\r\n  (or any parent)')).toBe('(or any parent)');
+    expect(failureTail('one line only')).toBeUndefined();
+    expect(failureTail(`banner\n${'x'.repeat(FAILURE_TAIL_CHARS)}`)).toBeUndefined();
+    expect(failureTail(`banner\n${'x'.repeat(FAILURE_TAIL_CHARS - 2)}`)).toBe('x'.repeat(FAILURE_TAIL_CHARS - 2));
+  });
+
+  it('keeps failures that share a banner but end otherwise apart, and a stray newline or another duration together', () => {
+    const banner = 'test session starts: platform linux, Python 3.9.20, pytest-7.4.0, pluggy-1.3.0, rootdir /testbed\nRunning tests with Astropy version 5.2.dev64 from the source tree, remote data off, plugins doctestplus and hypothesis\n';
+    const one = errorDigest('ToolError', `${banner}=== 1 failed, 186 passed in 1.30s ===`).sketch!;
+    const two = errorDigest('ToolError', `${banner}=== 2 failed, 185 passed in 1.31s ===`).sketch!;
+    expect(sketchSimilarity(one, two)).toBe(0);
+    // Without the last line in the skeleton, the shared banner makes them near.
+    const bare = (m: string) => textSketch(canonicalize({ '$lg:failure': ['ToolError', m] }))!;
+    expect(sketchSimilarity(bare(`${banner}=== 1 failed, 186 passed ===`), bare(`${banner}=== 2 failed, 185 passed ===`))).toBeGreaterThan(0.65);
+    const again = errorDigest('ToolError', `${banner}\n=== 1 failed, 186 passed in 2.07s ===\n`).sketch!;
+    expect(again.slice(2, 10)).toBe(one.slice(2, 10));
+    expect(sketchSimilarity(one, again)).toBeGreaterThan(0.65);
   });
 });
 
