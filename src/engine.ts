@@ -1,7 +1,8 @@
 import { CompletionGate, type FinishAttempt } from './completion-gate.js';
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
-import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
+import { RunHistory, type HistoryEntry } from './history.js';
+import { ToolNames } from './tool-names.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';

@@ -148,26 +148,6 @@ export interface HistoryEntry {
   namesFile?: boolean;
 }
 
-/** Interns tool names to small integers shared by every run. */
-export class ToolNames {
-  private readonly ids = new Map<string, number>();
-  private readonly names: string[] = [];
-
-  id(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.names.push(name);
-      this.ids.set(name, id);
-    }
-    return id;
-  }
-
-  name(id: number): string {
-    return this.names[id] ?? '';
-  }
-}
-
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
