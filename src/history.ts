@@ -307,6 +307,9 @@ export class RunHistory {
     let reasked = 0;
     let answeredBefore = false;
     let other = latest;
+    // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
+    const before = latest === 0 ? (this.window - 1) * SLOT : latest - SLOT;
+    const afterItself = reach > 0 && b[before + F_TOOL_FLAGS]! >>> 8 === tool && b[before + F_ARGS_HI] === argsHi && b[before + F_ARGS_LO] === argsLo;
     for (let p = 1; p <= reach; p++) {
       // Step one slot back through the ring instead of a modulo per period.
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
@@ -316,8 +319,18 @@ export class RunHistory {
       const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
       const sameNorm = sameAnswer && b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
-      b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
-      b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
+      // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
+      // results, restated) is the same step: see rewordedAnswer.
+      const sameStep =
+        sameExact ||
+        (!afterItself &&
+          !sameToolAnswer &&
+          (flags & TOOL_AND_OUTCOME) === toolOutcome &&
+          b[other + F_ARGS_HI] === argsHi &&
+          b[other + F_ARGS_LO] === argsLo &&
+          this.rewordedAnswer(latest, other));
+      b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
+      b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
       if (reasked === 0 && sameAnswer && (sameNorm || this.argsAlike(latest, other))) reasked = p;
     }
     // push wrote this call's kind and flags afresh, with these bits clear.
@@ -631,6 +644,22 @@ export class RunHistory {
     if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
     this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     return this.answers;
+  }
+
+  /**
+   * Is the long text at `x` the one at `y` reworded: the same call's answer
+   * restated, still within drift of it (the looser bar noise meets against
+   * an answer's first reading), and not grown out of it? For the cycle
+   * counters only: the same question asked verbatim between the same other
+   * steps, answered in other words, went round. Answer numbers keep the
+   * near bar, so a page or a verdict restated is not the same answer to
+   * every detector.
+   */
+  private rewordedAnswer(x: number, y: number): boolean {
+    const b = this.buf;
+    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_RESULT_NEAR) === 0 || Math.min(this.shinglesAt(x), this.shinglesAt(y)) < LONG_TEXT_SHINGLES) return false;
+    const equal = this.equalResultBins(y, x);
+    return equal >= RESULT_DRIFT_BINS && !this.grewFrom(y, x, equal);
   }
 
   /**
