@@ -401,14 +401,23 @@ export class RunHistory {
 
   /** Same tool and exact arguments. */
   sameCall(a: number, b: number): boolean {
+    return this.sameToolAndHash(a, b, F_ARGS_HI);
+  }
+
+  /**
+   * Same tool and the same normalised arguments: the same call, re-sent with
+   * other spacing or case, or an instant spelled another way (docs/fingerprints.md).
+   */
+  sameNormalisedCall(a: number, b: number): boolean {
+    return this.sameToolAndHash(a, b, F_NORM_HI);
+  }
+
+  /** Same tool, and the same hash in the two words from `field` (its high half, then its low half). */
+  private sameToolAndHash(a: number, b: number, field: number): boolean {
     const x = this.at(a);
     const y = this.at(b);
     const buf = this.buf;
-    return (
-      buf[x + F_TOOL_FLAGS]! >>> 8 === buf[y + F_TOOL_FLAGS]! >>> 8 &&
-      buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] &&
-      buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
-    );
+    return buf[x + F_TOOL_FLAGS]! >>> 8 === buf[y + F_TOOL_FLAGS]! >>> 8 && buf[x + field] === buf[y + field] && buf[x + field + 1] === buf[y + field + 1];
   }
 
   /** Same argument shape (digits masked); calls without a recorded shape match each other. */

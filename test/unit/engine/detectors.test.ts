@@ -726,6 +726,29 @@ describe('failure-repeat', () => {
     expect(feed([apply, sleep, apply, sleep, apply, sleep, apply]).firstWarning).toBeNull();
   });
 
+  it('does not read a message the user took long to answer as a wait: that is a conversation turn', () => {
+    const messages = [
+      'I apologise for the continued issues. It seems there is a problem with the date format; let me correct that and register the order again.',
+      'I sincerely apologise for the repeated errors. I will attempt one more time, and if it fails, I will transfer you to a human agent.',
+    ];
+    const message = (n: number, durationMs: number) => ({ tool: 'respond', argsValue: { content: messages[n - 1] }, result: `yes, confirm ${n}`, durationMs });
+    expect(feed([fails, message(1, 68_000), fails, message(2, 14_000), fails]).detectors[4]).toBe('failure-repeat');
+    // A wait that says nothing still earns its slack (a lock held by another run).
+    const sleep = { tool: 'bash', args: 'sleep 90', result: '', durationMs: 90_000 };
+    expect(feed([fails, sleep, fails, message(2, 14_000), fails]).firstWarning).toBeNull();
+  });
+
+  it('reads a resend whose instant is only spelled another way as the same call, not a fix', () => {
+    const order = (at: string) => ({ argsValue: { item: 'item_0088', quantity: 200, deliver_at: at }, failureText: "TypeError: '<' not supported between instances of 'str' and 'datetime.datetime'" });
+    const reply = (n: number) => ({ tool: 'respond', args: `sorry, trying again ${n}`, result: `yes, confirm ${n}` });
+    const resent = (at: string) => [{ tool: 'register_order', ...order('2024-07-27 08:00') }, reply(1), { tool: 'register_order', ...order(at) }, reply(2), { tool: 'register_order', ...order(at) }];
+    const respelled = feed(resent('2024-07-27T08:00:00'));
+    expect(respelled.firstWarning).toBe(5);
+    expect(respelled.detectors[4]).toBe('failure-repeat');
+    // Another time is a change, and earns its attempt of slack.
+    expect(feed(resent('2024-07-27T09:00:00')).firstWarning).toBeNull();
+  });
+
   it('reads time the run let pass as a wait, but not a call that merely follows a slow attempt', () => {
     // `compose up` fails after 38 s each time; the logs are read 2 s after it ended, or 40 s after.
     const run = (pauseMs: number) =>
