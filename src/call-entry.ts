@@ -1,5 +1,6 @@
 import type { Continuation } from './detectors/index.js';
 import {
+  argsDigitShape,
   argsShapeHash,
   argsWordSignature,
   classifyResult,
@@ -59,6 +60,8 @@ export interface RunLookup {
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
   /** Has the run a failed check still open (else a success has nothing to clear)? */
   hasOpenChecks(runKey: string): boolean;
+  /** Did a call of the tool with other arguments get this very answer in the run's window (this call may be resent in other words)? */
+  answeredOtherArgs(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** Does the run's window hold a call with a word signature that found nothing (which this call's words may repeat)? */
   foundNothingLately(runKey: string): boolean;
   /** Is the completion gate on? Off, no call needs its subjects or its exit code read. */
@@ -132,10 +135,14 @@ export class CallEntries {
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
-    // Only an ask that found nothing, or one that may end a streak of them, needs its words: most calls skip them.
-    if (e.argsWords === undefined && call.hasArgs && (outcome === 'empty' || this.runs.foundNothingLately(runKey))) {
+    // Only a call told something its tool told other arguments before may be a resend in other words.
+    const resent = informative && call.hasArgs && outcome !== 'empty' && this.runs.answeredOtherArgs(runKey, call.tool, call.argsHash, hash);
+    // Only an ask that found nothing, one that may end a streak of them, or a resend needs its words: most calls skip them.
+    if (e.argsWords === undefined && call.hasArgs && (outcome === 'empty' || resent || this.runs.foundNothingLately(runKey))) {
       e.argsWords = argsWordSignature(call.args, call.argsSketch, call.fingerprint);
     }
+    // Long arguments are compared by sketch, which cannot tell a sweep over a number: their digit shape can.
+    if (resent) e.digitShapeHash = argsDigitShape(call.args, call.argsSketch, call.fingerprint);
     e.resultSketch = sketch;
     e.pageState = page;
     e.failure = failure;
@@ -197,6 +204,7 @@ export class CallEntries {
       namesId,
       argsSketch: call.argsSketch,
       argsWords: call.argsWords,
+      digitShapeHash: undefined,
       resultSketch: undefined,
       pageState: undefined,
       failure: undefined,

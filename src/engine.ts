@@ -333,6 +333,16 @@ export class LoopEngine {
     return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && h.resultIs(0, resultHash);
   }
 
+  /**
+   * Did a call of the tool with other arguments get this very answer earlier
+   * in the run's window? Only then may this call be a resend in other words,
+   * worth its word signature and digit shape.
+   */
+  answeredOtherArgs(runKey: string, tool: string, argsHash: string, resultHash: string): boolean {
+    const h = this.runs.get(runKey)?.history;
+    return h !== undefined && h.answeredOtherArgs(this.tools.id(tool), argsHash, resultHash);
+  }
+
   /** Adds LLM token usage (gen_ai.usage.*) to a run's budget. */
   addTokens(runKey: string, tokens: number): void {
     if (tokens > 0) this.touch(runKey).tokens += tokens;

@@ -15,7 +15,7 @@ import type { FailureKind, Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~3.2 KB however long it lives
+ * Uint32Array, so a tracked run costs a fixed ~3.4 KB however long it lives
  * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
@@ -49,7 +49,9 @@ if (SIGNATURE_WORDS > ARGS_SKETCH_WORDS - 1) throw new Error('a word signature o
 const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
 /** Which page view the result shows (32 bits of its page-state hash, never 0), or 0 for a result that shows none. */
 const F_PAGE = F_ANSWER + 1;
-const SLOT = F_PAGE + 1;
+/** 32 bits of the arguments' digit shape (HistoryEntry.digitShapeHash, never 0), or 0 when none was recorded. */
+const F_DIGIT_SHAPE = F_PAGE + 1;
+const SLOT = F_DIGIT_SHAPE + 1;
 
 const KIND_RESULT_NEAR = 1;
 const KIND_ARGS_NEAR = 2;
@@ -134,6 +136,13 @@ export interface HistoryEntry {
   argsSketch?: string;
   /** Word signature of short arguments (fingerprint/words.ts): the same question reworded. */
   argsWords?: string;
+  /**
+   * Hash of the arguments with digits folded (fingerprint argsShapeHash), for
+   * calls that may be resent in other words (told what other arguments were
+   * told) whose arguments are long enough to compare by sketch: tells such a
+   * resend from a sweep over a number (see resentReworded).
+   */
+  digitShapeHash?: string | undefined;
   /** For failures: would the same call succeed if retried (transient) or fail the same way (deterministic)? */
   failure?: FailureKind;
   /** Which page view the result shows (fingerprint/page-state.ts), for results that show one. */
@@ -267,6 +276,7 @@ export class RunHistory {
     }
     const page = e.pageState === undefined ? 0 : hi(e.pageState) || 1;
     b[o + F_PAGE] = page;
+    b[o + F_DIGIT_SHAPE] = e.digitShapeHash === undefined ? 0 : hi(e.digitShapeHash) || 1;
     if (page !== 0 && this.returnsToPage(page)) kind |= KIND_RETURNED;
     b[o + F_KIND] = kind;
     b[o + F_ANSWER] = this.answerOf(o, tool);
@@ -317,7 +327,8 @@ export class RunHistory {
       const sameToolAnswer = flags >>> 8 === tool && this.resultsAlike(latest, other);
       answeredBefore ||= sameToolAnswer;
       const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
-      const sameNorm = sameAnswer && b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
+      const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
+      const sameNorm = sameAnswer && (normEqual || this.resentReworded(latest, other));
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
       // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
       // results, restated) is the same step: see rewordedAnswer.
@@ -331,7 +342,7 @@ export class RunHistory {
           this.rewordedAnswer(latest, other));
       b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
       b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
-      if (reasked === 0 && sameAnswer && (sameNorm || this.argsAlike(latest, other))) reasked = p;
+      if (reasked === 0 && sameAnswer && (normEqual || this.argsAlike(latest, other))) reasked = p;
     }
     // push wrote this call's kind and flags afresh, with these bits clear.
     b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
@@ -340,6 +351,27 @@ export class RunHistory {
       b[exact + p] = 0;
       b[norm + p] = 0;
     }
+  }
+
+  /**
+   * Is the call at `x` the one at `y` sent again in other words, for the
+   * period counters? Its arguments are near (long ones by their sketch, short
+   * ones reworded by their word signatures: a flag respelled or added, words
+   * reordered), and it got the very same result, one that says
+   * something (not a bare acknowledgement, not "nothing found"). Near results
+   * are not enough: a fan-out of near questions gets near answers. Arguments
+   * that differ only in their digits (page=1, page=2) are a sweep, each call a
+   * new one.
+   */
+  private resentReworded(x: number, y: number): boolean {
+    const b = this.buf;
+    const flags = b[x + F_TOOL_FLAGS]!;
+    if ((flags & FLAG_INFORMATIVE) === 0 || (flags & 3) === OUTCOME_CODES.empty) return false;
+    if (b[x + F_RES_HI] !== b[y + F_RES_HI] || b[x + F_RES_LO] !== b[y + F_RES_LO]) return false;
+    // Words that name something (numbers among them) are kept apart by the signature itself: another page, another id.
+    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_WORDS) !== 0) return rewordedWords(b, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
+    const digitShape = b[x + F_DIGIT_SHAPE]!;
+    return digitShape !== 0 && b[y + F_DIGIT_SHAPE] !== 0 && b[y + F_DIGIT_SHAPE] !== digitShape && this.argsAlike(x, y);
   }
 
   /** Consecutive latest calls equal to the call p steps before them (exact arguments). */
@@ -406,7 +438,8 @@ export class RunHistory {
 
   /**
    * Same tool and the same normalised arguments: the same call, re-sent with
-   * other spacing or case, or an instant spelled another way (docs/fingerprints.md).
+   * other spacing or case, or an instant spelled another way (docs/fingerprints.md);
+   * not merely sent again in other words (see resentReworded).
    */
   sameNormalisedCall(a: number, b: number): boolean {
     return this.sameToolAndHash(a, b, F_NORM_HI);
@@ -456,6 +489,21 @@ export class RunHistory {
     this.sameCallsStep = this.total;
     this.sameCalls = n;
     return n;
+  }
+
+  /** Did a call of the tool with other arguments than `argsHash` get the very result `resultHash` in the window? One tight pass over the ring. */
+  answeredOtherArgs(tool: number, argsHash: string, resultHash: string): boolean {
+    const b = this.buf;
+    const resHi = hi(resultHash);
+    const resLo = lo(resultHash);
+    const argsHi = hi(argsHash);
+    const argsLo = lo(argsHash);
+    for (let back = 0; back < this.size; back++) {
+      const o = this.at(back);
+      if (b[o + F_RES_LO] !== resLo || b[o + F_RES_HI] !== resHi || b[o + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
+      if (b[o + F_ARGS_LO] !== argsLo || b[o + F_ARGS_HI] !== argsHi) return true;
+    }
+    return false;
   }
 
   /** Had the tool of the call `back` steps ago already given that answer, earlier in the window? */

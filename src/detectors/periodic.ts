@@ -33,7 +33,9 @@ export const periodic: Detector = (h, ctx, out) => {
         out.push(evidence(h, exact ? 'no-progress' : 'semantic-repeat', tiers, 1, score, calls, exact ? 'call' : 'norm'));
         return;
       }
-    } else {
+    }
+    // A resend in other words (see RunHistory.resentReworded) counts above too, but its answer to other words still counts here.
+    if (norm1 === 0 || !h.sameNormalisedCall(0, 1)) {
       const calls = sameAnswerToOtherWords(h);
       // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
       if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));

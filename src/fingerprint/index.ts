@@ -87,6 +87,17 @@ export function argsWordSignature(args: unknown, argsSketch: string | undefined,
   return wordSignature(canonicalizeWithout(asJsonValue(args, maxBytes), maxBytes, keySet(opts?.ignoreArgs)));
 }
 
+/**
+ * The arguments' shape (argsShapeHash: digits folded) when their sketch
+ * (`argsSketch`, from fingerprintArgs) is comparable, else undefined: long
+ * arguments near one another by sketch may still differ only in a number (a
+ * sweep over pages), which their shapes tell. Short arguments have a word
+ * signature, where numbers are names. Never throws.
+ */
+export function argsDigitShape(args: unknown, argsSketch: string | undefined, opts?: FingerprintOptions): string | undefined {
+  return argsSketch !== undefined && comparableByNearness(argsSketch) ? argsShapeHash(args, opts) : undefined;
+}
+
 const DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: true, extra: null });
 const NO_DEFAULT_MASK: MaskSettings = Object.freeze({ defaults: false, extra: null });
 

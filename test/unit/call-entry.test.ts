@@ -7,9 +7,16 @@ import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true, answeredOther = false) {
   const caught: unknown[] = [];
-  const lookup: RunLookup = { repeatsLastAnswer: () => repeats, subjectRule, hasOpenChecks: () => openChecks, foundNothingLately: () => foundNothing, gateOn };
+  const lookup: RunLookup = {
+    repeatsLastAnswer: () => repeats,
+    answeredOtherArgs: () => answeredOther,
+    subjectRule,
+    hasOpenChecks: () => openChecks,
+    foundNothingLately: () => foundNothing,
+    gateOn,
+  };
   const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
   return { entries, caught };
 }
@@ -55,15 +62,28 @@ describe('CallEntries.build', () => {
     expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
   });
 
-  it('signs the words of an ask that found nothing, and of any ask while one is in the window, and of no other', () => {
+  it('signs the words of an ask that found nothing, of one told what other arguments were told, and of any ask while one that found nothing is in the window, and of no other', () => {
     const args = { query: 'iPhone 14 news' };
     const words = argsWordSignature(args, undefined);
     expect(words).toMatch(/^[0-9a-f]{32}$/);
     expect(builder().entries.build('r', facts(args), returned([])).argsWords).toBe(words);
+    expect(builder().entries.build('r', facts(args), returned(LONG_ANSWER)).argsWords).toBeUndefined();
+    expect(builder(false, undefined, true, false, true, true).entries.build('r', facts(args), returned(LONG_ANSWER)).argsWords).toBe(words);
+    // A bare acknowledgement, even one other arguments got: no resend to tell.
+    expect(builder(false, undefined, true, false, true, true).entries.build('r', facts(args), returned({ ok: true })).argsWords).toBeUndefined();
     expect(builder().entries.build('r', facts(args), returned(['a hit'])).argsWords).toBeUndefined();
     expect(builder(false, undefined, true, true).entries.build('r', facts(args), returned(['a hit'])).argsWords).toBe(words);
     // Signed elsewhere (an SDK in another process): taken as it is.
     expect(builder().entries.build('r', facts(args, { argsWords: 'ab'.repeat(16) }), returned([])).argsWords).toBe('ab'.repeat(16));
+  });
+
+  it('gives long arguments told what other arguments were told their digit shape, which their sketch cannot tell: no other call needs it', () => {
+    const long = { command: `curl -s 'https://api.billing.example/v1/invoices?status=open&limit=50&page=2' -H 'Accept: application/json'` };
+    const resends = builder(false, undefined, true, false, true, true).entries;
+    expect(resends.build('r', facts(long), returned(LONG_ANSWER)).digitShapeHash).toBe(argsShapeHash(long));
+    expect(builder().entries.build('r', facts(long), returned(LONG_ANSWER)).digitShapeHash).toBeUndefined();
+    expect(resends.build('r', facts(long), returned({ ok: true })).digitShapeHash).toBeUndefined();
+    expect(resends.build('r', facts({ query: 'iPhone 14 news' }), returned(LONG_ANSWER)).digitShapeHash).toBeUndefined();
   });
 
   it('reads whether a pending call names its job', () => {

@@ -804,6 +804,81 @@ describe('sameness by similarity', () => {
   });
 });
 
+describe('a resend in other words', () => {
+  const pods = 'NAME                       READY   STATUS             RESTARTS   AGE\ncheckout-7f9c8d6b5-x2lqp   0/1     CrashLoopBackOff   7          14m';
+  // The same command, its flags spelt otherwise each time, told the very same thing each time.
+  const wordings = [
+    'kubectl get pods -n shop',
+    'kubectl get pods --namespace shop',
+    'kubectl get pods --namespace=shop',
+    'kubectl -n shop get pods',
+    'kubectl get pods -n shop -o wide',
+    'kubectl get pods -n shop --output wide',
+    'kubectl get pods -n=shop',
+    'kubectl get pods --namespace shop',
+  ];
+  const respelled = (i: number, extra: Partial<Call> = {}): Call => ({
+    tool: 'bash',
+    argsValue: { command: wordings[i] },
+    result: pods,
+    informative: true,
+    ...extra,
+  });
+
+  // The first call of them was told nothing other arguments had been told, so it has no signature to compare: one call later than equal ones.
+  it('reads a reworded resend told the very same thing as the call again: a repeat, one call later than the call resent unchanged', () => {
+    const r = feed(times(8, (i) => respelled(i)));
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('semantic-repeat');
+    expect(r.levels[5]).toBe('critical');
+    expect(feed(times(8, () => respelled(0))).firstWarning).toBe(3);
+  });
+
+  it('closes a cycle through a reworded call as through the call itself, one call later', () => {
+    const logs: Call = { tool: 'read_logs', args: 'checkout', result: 'redis unreachable', informative: true };
+    const r = feed(times(8, (i) => (i % 2 ? logs : respelled(i))));
+    expect(r.firstWarning).toBe(5);
+    expect(r.detectors[4]).toBe('semantic-repeat');
+    expect(r.levels).toContain('critical');
+    expect(feed(times(8, (i) => (i % 2 ? logs : respelled(0)))).firstWarning).toBe(4);
+  });
+
+  it('still counts the same answer to other words when the latest call is a resend of the one before', () => {
+    const questions = ['refund policy for damaged items', 'can I return a broken blender', 'warranty coverage kitchen appliances', 'warranty coverage for kitchen appliances'];
+    const r = feed(questions.map((query) => ({ tool: 'kb_search', argsValue: { query }, result: 'Policy 4.2: items damaged in transit are refunded within 30 days.', informative: true })));
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('same-answer');
+  });
+
+  // A lookup that found nothing first: every call after it gets its words, so only the rule keeps these apart.
+  const foundNothing: Call = { tool: 'grep', argsValue: { pattern: 'REDIS_URL' }, result: '', outcome: 'empty' };
+
+  it('leaves a resend told only a bare acknowledgement alone', () => {
+    expect(feed([foundNothing, ...times(8, (i) => respelled(i, { result: 'ok', informative: false }))]).firstWarning).toBeNull();
+  });
+
+  it('leaves reworded calls whose results are only near one another alone', () => {
+    const r = feed([foundNothing, ...times(8, (i) => respelled(i, { result: undefined, text: `${pods}\nchecked ${i} seconds after the last restart` }))]);
+    expect(r.firstWarning).toBeNull();
+  });
+
+  it('leaves a sweep over a number alone, where the same sweep reworded elsewhere counts', () => {
+    const curl = (page: number, jq: boolean): Call => ({
+      tool: 'bash',
+      argsValue: { command: `curl -s 'https://api.billing.example/v1/invoices?status=open&limit=50&page=${page}' -H 'Accept: application/json'${jq ? ' | jq .' : ''}` },
+      result: '{"data":[{"number":"INV-7781","customer":"Hartwell Dental","amount_due":1840.5}],"next_cursor":"c_2"}',
+      informative: true,
+    });
+    const sweep = feed(times(8, (i) => curl(i + 1, false)));
+    expect(sweep.detectors).not.toContain('semantic-repeat');
+    expect(sweep.levels).not.toContain('critical');
+    // One page, piped through jq one time and not the next, a check of the tests between: resent in other words.
+    const tests: Call = { tool: 'run_tests', args: 'billing', result: '3 failed', informative: true };
+    const reworded = feed(times(12, (i) => (i % 2 ? tests : curl(1, i % 4 === 0))));
+    expect(reworded.detectors).toContain('semantic-repeat');
+  });
+});
+
 describe('revisit', () => {
   const found = (name: string) => ({ tool: 'search_class', args: name, result: `Found class ${name} in models.py: class ${name}(Base) ...`, informative: true });
   const missing = (name: string) => ({ tool: 'search_method', args: name, result: `Could not find method ${name}`, outcome: 'empty' as const });

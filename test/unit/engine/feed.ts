@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
+import { argsDigitShape, argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -37,17 +37,23 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
     const argsHash = hashText(`${c.tool}|${c.args ?? ''}`);
     const fp = c.argsValue === undefined ? undefined : fingerprintArgs(c.argsValue);
     const failed = c.failureText === undefined ? undefined : errorDigest('ToolError', c.failureText);
+    const resultHash = failed?.hash ?? (c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text)));
+    const outcome = failed !== undefined ? 'error' : (c.outcome ?? 'ok');
+    const args = fp?.argsHash ?? argsHash;
+    // As the processor decides (src/call-entry.ts): only a call told what other arguments were told may be a resend in other words.
+    const resent = c.informative === true && outcome !== 'empty' && engine.answeredOtherArgs('run', c.tool, args, resultHash);
     const d = engine.record('run', {
       tool: c.tool,
-      argsHash: fp?.argsHash ?? argsHash,
+      argsHash: args,
       normArgsHash: fp?.normArgsHash ?? (c.norm === undefined ? argsHash : hashText(`${c.tool}|${c.norm}`)),
       argsSketch: fp?.argsSketch,
-      argsWords: fp === undefined ? undefined : argsWordSignature(c.argsValue, fp.argsSketch),
-      resultHash: failed?.hash ?? (c.text === undefined ? hashText(c.result ?? '') : hashText(canonicalize(c.text))),
+      argsWords: fp === undefined || !(outcome === 'empty' || resent || engine.foundNothingLately('run')) ? undefined : argsWordSignature(c.argsValue, fp.argsSketch),
+      digitShapeHash: fp === undefined || !resent ? undefined : argsDigitShape(c.argsValue, fp.argsSketch),
+      resultHash,
       resultSketch: failed !== undefined ? failed.sketch : c.text === undefined ? undefined : textSketch(canonicalize(c.text)),
       pageState: c.text === undefined ? undefined : pageStateHash(c.text),
       failure: failed?.failure ?? c.failure ?? (c.outcome === 'error' ? 'transient' : undefined),
-      outcome: failed !== undefined ? 'error' : (c.outcome ?? 'ok'),
+      outcome,
       informative: c.informative,
       namesId: c.namesId,
       namesFile: c.namesFile,
