@@ -2,6 +2,7 @@ import { CompletionGate, type FinishAttempt } from './completion-gate.js';
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
+import { ListedItems } from './listed-items.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
@@ -74,6 +75,8 @@ class RunState {
   gate: CompletionGate | undefined;
   /** An adapter saw the framework's own turn limit end the run. */
   turnLimit = false;
+  /** What the run was shown, once a call needed it (src/listed-items.ts). */
+  listed: ListedItems | undefined;
 
   constructor(window: number) {
     this.history = new RunHistory(window);
@@ -307,6 +310,13 @@ export class LoopEngine {
     const text = run?.notice;
     if (run) run.notice = undefined;
     return text;
+  }
+
+  /** The call being built is about to be recorded: a run's first call (often the listing itself) opens it here. */
+  listedItems(runKey: string): ListedItems {
+    const run = this.runs.get(runKey) ?? this.touch(runKey);
+    run.listed ??= new ListedItems();
+    return run.listed;
   }
 
   foundNothingLately(runKey: string): boolean {

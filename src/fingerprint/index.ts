@@ -182,6 +182,8 @@ export interface ResultDigest {
   informative: boolean;
   /** Similarity sketch of the masked canonical text; undefined when it holds no free text. */
   sketch: string | undefined;
+  /** The masked canonical text itself (what was hashed), for a run that keeps what it was shown (src/listed-items.ts). */
+  text: string;
 }
 
 /** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
@@ -196,6 +198,7 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
     hash: hashText(text),
     informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS,
     sketch: mayHoldFreeText ? textSketch(text) : undefined,
+    text,
   };
 }
 
