@@ -1,13 +1,15 @@
 import { CompletionGate, type FinishAttempt } from './completion-gate.js';
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
-import { RunHistory, ToolNames, type HistoryEntry } from './history.js';
+import { RunHistory, type HistoryEntry } from './history.js';
 import { ListedItems } from './listed-items.js';
+import { ToolNames } from './tool-names.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
 import { LEVEL_RANK, NO_DECISION, Policy, RANKED_LEVELS, type Armed, type Decision } from './policy.js';
 import type { Level } from './types.js';
 import type { DetectorName } from './config.js';
+import { FlaggedCalls } from './flagged-calls.js';
 
 /** Why a run was stopped. */
 export interface StopInfo {
@@ -77,6 +79,8 @@ class RunState {
   turnLimit = false;
   /** What the run was shown, once a call needed it (src/listed-items.ts). */
   listed: ListedItems | undefined;
+  /** The calls the run drew verdicts on, once it has drawn one. */
+  flagged: FlaggedCalls | undefined;
 
   constructor(window: number) {
     this.history = new RunHistory(window);
@@ -195,11 +199,17 @@ export class LoopEngine {
     const ctx = this.detectorContext;
     ctx.tokens = run.tokens;
     for (const detect of this.detectors) detect(h, ctx, found);
-    const { ranked, rank, armed } = this.policy.judge(found, this.toolName);
+    const judged = this.policy.judge(found, this.toolName);
+    const { ranked, armed } = judged;
     run.armed = armed.length === 0 ? NONE_ARMED : armed;
-    if (rank === 0) return { step: h.total, level: undefined, evidence: NO_EVIDENCE, notify: false };
+    if (judged.rank === 0) {
+      run.flagged?.quiet();
+      return { step: h.total, level: undefined, evidence: NO_EVIDENCE, notify: false };
+    }
 
     const top = ranked[0]!;
+    const returned = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judged.rank === LEVEL_RANK.critical);
+    const rank = returned ? this.policy.onReturn(judged.rank, top, this.tools.name(top.toolId)) : judged.rank;
     const level = RANKED_LEVELS[rank]!;
     const notify = this.shouldNotify(run, top, rank);
     if (notify) run.detections++;

@@ -152,26 +152,6 @@ export interface HistoryEntry {
   takesListedItem?: boolean;
 }
 
-/** Interns tool names to small integers shared by every run. */
-export class ToolNames {
-  private readonly ids = new Map<string, number>();
-  private readonly names: string[] = [];
-
-  id(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.names.push(name);
-      this.ids.set(name, id);
-    }
-    return id;
-  }
-
-  name(id: number): string {
-    return this.names[id] ?? '';
-  }
-}
-
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
@@ -332,6 +312,9 @@ export class RunHistory {
     let reasked = 0;
     let answeredBefore = false;
     let other = latest;
+    // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
+    const before = latest === 0 ? (this.window - 1) * SLOT : latest - SLOT;
+    const afterItself = reach > 0 && b[before + F_TOOL_FLAGS]! >>> 8 === tool && b[before + F_ARGS_HI] === argsHi && b[before + F_ARGS_LO] === argsLo;
     for (let p = 1; p <= reach; p++) {
       // Step one slot back through the ring instead of a modulo per period.
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
@@ -341,8 +324,18 @@ export class RunHistory {
       const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
       const sameNorm = sameAnswer && b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
-      b[exact + p] = sameExact ? b[exact + p]! + 1 : 0;
-      b[norm + p] = sameNorm ? b[norm + p]! + 1 : 0;
+      // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
+      // results, restated) is the same step: see rewordedAnswer.
+      const sameStep =
+        sameExact ||
+        (!afterItself &&
+          !sameToolAnswer &&
+          (flags & TOOL_AND_OUTCOME) === toolOutcome &&
+          b[other + F_ARGS_HI] === argsHi &&
+          b[other + F_ARGS_LO] === argsLo &&
+          this.rewordedAnswer(latest, other));
+      b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
+      b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
       if (reasked === 0 && sameAnswer && (sameNorm || this.argsAlike(latest, other))) reasked = p;
     }
     // push wrote this call's kind and flags afresh, with these bits clear.
@@ -418,14 +411,23 @@ export class RunHistory {
 
   /** Same tool and exact arguments. */
   sameCall(a: number, b: number): boolean {
+    return this.sameToolAndHash(a, b, F_ARGS_HI);
+  }
+
+  /**
+   * Same tool and the same normalised arguments: the same call, re-sent with
+   * other spacing or case, or an instant spelled another way (docs/fingerprints.md).
+   */
+  sameNormalisedCall(a: number, b: number): boolean {
+    return this.sameToolAndHash(a, b, F_NORM_HI);
+  }
+
+  /** Same tool, and the same hash in the two words from `field` (its high half, then its low half). */
+  private sameToolAndHash(a: number, b: number, field: number): boolean {
     const x = this.at(a);
     const y = this.at(b);
     const buf = this.buf;
-    return (
-      buf[x + F_TOOL_FLAGS]! >>> 8 === buf[y + F_TOOL_FLAGS]! >>> 8 &&
-      buf[x + F_ARGS_HI] === buf[y + F_ARGS_HI] &&
-      buf[x + F_ARGS_LO] === buf[y + F_ARGS_LO]
-    );
+    return buf[x + F_TOOL_FLAGS]! >>> 8 === buf[y + F_TOOL_FLAGS]! >>> 8 && buf[x + field] === buf[y + field] && buf[x + field + 1] === buf[y + field + 1];
   }
 
   /** Same argument shape (digits masked); calls without a recorded shape match each other. */
@@ -661,6 +663,22 @@ export class RunHistory {
     if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
     this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     return this.answers;
+  }
+
+  /**
+   * Is the long text at `x` the one at `y` reworded: the same call's answer
+   * restated, still within drift of it (the looser bar noise meets against
+   * an answer's first reading), and not grown out of it? For the cycle
+   * counters only: the same question asked verbatim between the same other
+   * steps, answered in other words, went round. Answer numbers keep the
+   * near bar, so a page or a verdict restated is not the same answer to
+   * every detector.
+   */
+  private rewordedAnswer(x: number, y: number): boolean {
+    const b = this.buf;
+    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_RESULT_NEAR) === 0 || Math.min(this.shinglesAt(x), this.shinglesAt(y)) < LONG_TEXT_SHINGLES) return false;
+    const equal = this.equalResultBins(y, x);
+    return equal >= RESULT_DRIFT_BINS && !this.grewFrom(y, x, equal);
   }
 
   /**

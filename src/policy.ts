@@ -68,6 +68,16 @@ export class Policy {
   }
 
 
+  /**
+   * The rank of a verdict on a call the agent came back to after being told
+   * about it (flagged-calls.ts): a critical becomes a break, where the
+   * detector's tiers have a break at all (a family that only warns or
+   * blocks never stops a run this way).
+   */
+  onReturn(rank: number, top: Pick<Evidence, 'tiers'>, tool: string): number {
+    return rank === LEVEL_RANK.critical && this.tiersFor(top, tool).break > 0 ? LEVEL_RANK.break : rank;
+  }
+
   /** Smallest score at which a tier table yields anything (detectors skip work below it). */
   floor(tiers: Thresholds): number {
     let floor = this.floors.get(tiers);

@@ -10,7 +10,9 @@ import { freshWorkBetween } from './interleaved.js';
  * things earn an attempt of slack each, since they are how fixing looks:
  * new work before it (an edit, then the test again: see freshWorkBetween),
  * and arguments that changed, however little (a corrected body rejected by
- * the same linter). A success or a different
+ * the same linter). Arguments merely respelled (other spacing or case, one
+ * instant written another way: their normalised form is the same) are the
+ * same call resent, not a fix. A success or a different
  * failure of the call ends the count. Transient failures are `retry-storm`'s.
  */
 export const failureRepeat: Detector = (h, ctx, out) => {
@@ -25,7 +27,7 @@ export const failureRepeat: Detector = (h, ctx, out) => {
     if (!h.similarCall(0, back)) continue;
     if (h.outcome(back) !== 'error' || !h.sameResult(0, back)) break;
     if (freshWorkBetween(h, first, back)) freshGaps++;
-    if (!h.sameCall(0, back)) changed = true;
+    if (!h.sameNormalisedCall(0, back)) changed = true;
     attempts++;
     first = back;
   }

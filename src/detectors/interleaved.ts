@@ -20,7 +20,8 @@ export function filler(h: RunHistory, back: number): boolean {
  * acknowledged the way its tool acknowledges commands (an edit, a `sed -i`
  * answering what such commands answer), a command made before that now
  * answered differently (`git bisect bad` checking out the next commit), or a
- * wait. Reading something new (a file view, a search, the user's reply, a
+ * wait; a message that took long (free text in its arguments, the user
+ * answering it) is no wait. Reading something new (a file view, a search, the user's reply, a
  * short computed value such as `299.0`) is information, not a fix; a search
  * that found nothing, notes to itself and failures are neither. With
  * `pauses` false, only a call that was itself a wait (a sleep, a long poll)
@@ -30,8 +31,10 @@ export function filler(h: RunHistory, back: number): boolean {
 export function freshWorkBetween(h: RunHistory, newer: number, older: number, pauses = true): boolean {
   for (let between = newer + 1; between < older; between++) {
     // Waiting lets what the call met change (a lock released, a file arrived): a retry after it is no resend. A call
-    // that only follows a slow attempt (logs read right after a 38 s `compose up` failed) waited for nothing.
-    if (pauses ? h.waited(between) : h.lastedLong(between)) return true;
+    // that only follows a slow attempt (logs read right after a 38 s `compose up` failed) waited for nothing. Nor does
+    // a message (free text in the arguments) that took long: that is the other side reading and answering it, a
+    // conversation turn, not the run waiting for the world to change.
+    if ((pauses ? h.waited(between) : h.lastedLong(between)) && !h.hasFreeText(between)) return true;
     const outcome = h.outcome(between);
     if (h.blocked(between) || outcome === 'error' || outcome === 'empty' || filler(h, between)) continue;
     if (h.calledAlikeBefore(between) ? !h.answeredBefore(between) : !h.informative(between) && h.answeredBefore(between)) return true;

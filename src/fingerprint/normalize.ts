@@ -9,6 +9,16 @@
 /** Longer strings are left as they are: near-duplicate matching of whole documents is not worth their cost on the hot path. */
 export const MAX_NORMALIZED_CHARS = 65_536;
 
+/**
+ * A date and time of day, nothing else: `2024-07-27 08:00`, `2024-07-27T08:00`,
+ * `2024-07-27T08:00:00` are one instant, spelled the ways a model re-sends it
+ * when the first spelling failed (DESIGN §2: the same value in other words).
+ */
+const DATE_TIME = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)(?::(\d\d))?$/;
+/** Shortest and longest strings DATE_TIME can match: a cheap test before the regular expression. */
+const DATE_TIME_MIN = 16;
+const DATE_TIME_MAX = 19;
+
 /** A plain word: letters (any script) and combining marks, optionally joined by ' ’ or -, optionally ending in , ; ! ? */
 const WORD = /^[\p{L}\p{M}]+(?:['’-][\p{L}\p{M}]+)*[,;!?]?$/u;
 /** Characters of code, shell syntax and markup: strings holding any of them keep their words' case and repetitions. */
@@ -34,10 +44,27 @@ for (const ch of '=(){}[]<>;|&$`\\*') CODE_CHAR_CODES[ch.charCodeAt(0)] = 1;
  *    (first occurrences keep their order).
  * Tokens that are not plain words (paths, URLs, flags like -R, numbers,
  * identifiers with digits, quoted or punctuated tokens) are never changed.
+ * 3. Then a string that is only a date and a time of day (DATE_TIME) is
+ *    spelled `YYYY-MM-DDTHH:MM:SS`, seconds `00` when it gives none.
  * Strings longer than {@link MAX_NORMALIZED_CHARS} are returned unchanged.
  * Returns `s` itself when nothing changes.
  */
 export function normalizeText(s: string): string {
+  const out = normalizeWords(s);
+  return out.length >= DATE_TIME_MIN && out.length <= DATE_TIME_MAX ? spellInstant(out) : out;
+}
+
+/** A string that is only a date and a time of day, spelled `YYYY-MM-DDTHH:MM:SS`; any other string as it is. */
+function spellInstant(s: string): string {
+  // Most strings of this length are ids and names: two character tests turn them away before the expression runs.
+  const at = s.charCodeAt(10);
+  if (s.charCodeAt(4) !== 45 || (at !== 84 && at !== 32)) return s;
+  const instant = DATE_TIME.exec(s);
+  return instant === null ? s : `${instant[1]}T${instant[2]}:${instant[3] ?? '00'}`;
+}
+
+/** Rules 1-5 (see normalizeText). */
+function normalizeWords(s: string): string {
   if (s.length > MAX_NORMALIZED_CHARS || (!MAY_CHANGE.test(s) && !isTerminalMark(s.charCodeAt(s.length - 1)))) return s;
   if (s.length > MEMO_MAX_CHARS) return normalizeUncached(s);
   let out = memo.get(s);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalize, textSketch } from '../../../src/fingerprint/index.js';
+import { sketchSimilarity } from '../../../src/fingerprint/sketch.js';
 import { feed, times, type Call } from './feed.js';
 
 describe('no-progress', () => {
@@ -128,6 +130,40 @@ describe('cycles', () => {
       const again = { tool: 'search', args: 'q3', result: 'results 3', informative: true };
       const r = feed([...before, again, page('Credits', 'credits, top'), scroll('credits, part 2')]);
       expect(r.firstWarning).toBeNull();
+    });
+  });
+
+  describe('a step asked again verbatim and answered in other words', () => {
+    const words = (from: number, n: number) => times(n, (k) => `w${((from + k) * 7919) % 100003}`).join(' ');
+    // A model's verdict on the same 15 search hits: the same finding, restated in a new paragraph each time.
+    const verdict = (reading: number) => `${words(1, 40)} ${words(1000 + reading * 100, 60)}`;
+    const search: Call = { tool: 'search_code', args: 'feed.add_item()', text: `15 spans: ${words(5000, 70)}`, informative: true };
+    const judge = (reading: number, args = 'Feed.get_feed'): Call => ({ tool: 'identify_code', args, text: verdict(reading), informative: true });
+    const similarity = (a: string, b: string) => sketchSimilarity(textSketch(canonicalize(a))!, textSketch(canonicalize(b))!);
+
+    // Five restatements: no two near (J < 0.45, so each is a new answer), each within drift (J ≥ 0.25) of the one two later.
+    const readings = [0, 1, 2, 4, 5];
+
+    it('measures such restatements between the drift bar and the near bar', () => {
+      for (const a of readings) for (const b of readings) if (a < b) expect(similarity(verdict(a), verdict(b))).toBeLessThan(0.45);
+      for (let i = 0; i + 2 < readings.length; i++) expect(similarity(verdict(readings[i]!), verdict(readings[i + 2]!))).toBeGreaterThanOrEqual(0.25);
+      expect(similarity(verdict(0), verdict(1))).toBeGreaterThanOrEqual(0.25);
+    });
+
+    it('counts it as the same step of a cycle: the search and its restated verdict went round', () => {
+      const r = feed([search, judge(0), search, judge(1), search]);
+      expect(r.firstWarning).toBe(4);
+      expect(r.detectors[3]).toBe('ping-pong');
+    });
+
+    it('leaves verdicts on other spans alone, and answers that moved past drift', () => {
+      expect(feed([search, judge(0, 'Feed'), search, judge(1, 'Feed.get_feed'), search]).firstWarning).toBeNull();
+      const moved = (i: number): Call => ({ tool: 'identify_code', args: 'Feed.get_feed', text: words(20_000 + i * 100, 80), informative: true });
+      expect(feed([search, moved(0), search, moved(1), search]).firstWarning).toBeNull();
+    });
+
+    it('is no cycle when the call only follows itself: back to back, the answer numbers alone decide', () => {
+      expect(feed(readings.map((i) => judge(i))).firstWarning).toBeNull();
     });
   });
 
@@ -711,6 +747,29 @@ describe('failure-repeat', () => {
     const sleep = { tool: 'bash', args: 'sleep 90', result: '', durationMs: 90_000 };
     const apply = { tool: 'bash', args: 'terraform apply tfplan', result: 'Error acquiring the state lock', outcome: 'error' as const, failure: 'deterministic' as const };
     expect(feed([apply, sleep, apply, sleep, apply, sleep, apply]).firstWarning).toBeNull();
+  });
+
+  it('does not read a message the user took long to answer as a wait: that is a conversation turn', () => {
+    const messages = [
+      'I apologise for the continued issues. It seems there is a problem with the date format; let me correct that and register the order again.',
+      'I sincerely apologise for the repeated errors. I will attempt one more time, and if it fails, I will transfer you to a human agent.',
+    ];
+    const message = (n: number, durationMs: number) => ({ tool: 'respond', argsValue: { content: messages[n - 1] }, result: `yes, confirm ${n}`, durationMs });
+    expect(feed([fails, message(1, 68_000), fails, message(2, 14_000), fails]).detectors[4]).toBe('failure-repeat');
+    // A wait that says nothing still earns its slack (a lock held by another run).
+    const sleep = { tool: 'bash', args: 'sleep 90', result: '', durationMs: 90_000 };
+    expect(feed([fails, sleep, fails, message(2, 14_000), fails]).firstWarning).toBeNull();
+  });
+
+  it('reads a resend whose instant is only spelled another way as the same call, not a fix', () => {
+    const order = (at: string) => ({ argsValue: { item: 'item_0088', quantity: 200, deliver_at: at }, failureText: "TypeError: '<' not supported between instances of 'str' and 'datetime.datetime'" });
+    const reply = (n: number) => ({ tool: 'respond', args: `sorry, trying again ${n}`, result: `yes, confirm ${n}` });
+    const resent = (at: string) => [{ tool: 'register_order', ...order('2024-07-27 08:00') }, reply(1), { tool: 'register_order', ...order(at) }, reply(2), { tool: 'register_order', ...order(at) }];
+    const respelled = feed(resent('2024-07-27T08:00:00'));
+    expect(respelled.firstWarning).toBe(5);
+    expect(respelled.detectors[4]).toBe('failure-repeat');
+    // Another time is a change, and earns its attempt of slack.
+    expect(feed(resent('2024-07-27T09:00:00')).firstWarning).toBeNull();
   });
 
   it('reads time the run let pass as a wait, but not a call that merely follows a slow attempt', () => {

@@ -58,6 +58,56 @@ describe('breaker arming', () => {
   });
 });
 
+describe('coming back to a flagged call', () => {
+  const q = { tool: 'search', args: 'q', result: 'none' };
+  const elsewhere = (page: string) => ({ tool: 'open', args: page, result: `page ${page}`, informative: true });
+
+  it('stops a run whose call, warned about and left, comes back until it is critical', () => {
+    // Warned at the third search; two new pages end that episode; back on the search, repeat reaches critical at its sixth.
+    const r = feed([...times(3, q), elsewhere('a'), elsewhere('b'), ...times(4, q)]);
+    expect(r.levels).toEqual([undefined, undefined, 'warning', undefined, undefined, undefined, 'warning', 'warning', 'break']);
+    expect(r.engine.isStopped('run')?.reason).toBe('repeat');
+  });
+
+  it('stops a run that makes a blocked call again after another call', () => {
+    const r = feed([...times(5, q), elsewhere('a'), ...times(2, q)]);
+    expect(r.levels).toEqual([undefined, undefined, 'warning', 'warning', 'critical', undefined, 'warning', 'break']);
+  });
+
+  it('lets blocks insisted on back to back climb the tiers', () => {
+    // The same critical call again and again is one episode: it reaches break at the tier, not at its second block.
+    const r = feed(times(8, q));
+    expect(r.levels).toEqual([undefined, undefined, 'warning', 'warning', 'critical', 'critical', 'critical', 'break']);
+  });
+
+  it('leaves a call warned about again in a later episode at warning', () => {
+    const r = feed([...times(3, q), elsewhere('a'), elsewhere('b'), ...times(2, q)]);
+    expect(r.levels.slice(-2)).toEqual([undefined, 'warning']);
+    expect(r.engine.isStopped('run')).toBeUndefined();
+  });
+
+  it('never stops a run through a family whose break tier is off', () => {
+    const tools = { search: { thresholds: { 'no-progress': { warning: 3, critical: 5, break: 0 }, repeat: { warning: 4, critical: 6, break: 0 } } } };
+    const r = feed([...times(3, q), elsewhere('a'), elsewhere('b'), ...times(6, q)], { tools });
+    expect(r.levels.slice(-3)).toEqual(['critical', 'critical', 'critical']);
+    expect(r.engine.isStopped('run')).toBeUndefined();
+  });
+
+  it('refuses the call that came back, in process, with a break', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    for (let i = 0; i < 4; i++) engine.record('r', entry('search', 'q', 'none'));
+    const pre = engine.precheck('r', 'search', hashText('q'), hashText('q'))!;
+    expect(pre.action).toBe('block');
+    expect(engine.record('r', { ...entry('search', 'q', 'none'), resultHash: pre.armed!.next.resultHash, blocked: true }).level).toBe('critical');
+    engine.record('r', entry('open', 'a', 'page a'));
+    // The pattern was broken, so nothing is armed: the call runs, and its record stops the run.
+    expect(engine.precheck('r', 'search', hashText('q'), hashText('q'))).toBeUndefined();
+    engine.record('r', entry('search', 'q', 'none'));
+    expect(engine.record('r', entry('search', 'q', 'none')).level).toBe('break');
+    expect(engine.precheck('r', 'anything', hashText('z'), hashText('z'))).toMatchObject({ action: 'break' });
+  });
+});
+
 describe('throttling', () => {
   it('repeats a warning only after the cooldown', () => {
     const engine = new LoopEngine(resolveDetectionOptions({ thresholds: { 'no-progress': { warning: 3, critical: 0, break: 0 } }, warningCooldown: 3 }));

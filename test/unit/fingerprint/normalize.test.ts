@@ -42,6 +42,9 @@ describe('normalisation merges near-duplicates', () => {
     ['non-ASCII words fold too', { q: 'Café CAFÉ Crème' }, { q: 'café crème' }],
     ['words with an inner apostrophe or hyphen', { q: "Don't re-run don't" }, { q: "don't re-run" }],
     ['strings inside arrays and nested objects', { filters: [{ tag: 'Red  Shoes' }] }, { filters: [{ tag: 'red shoes' }] }],
+    ['a date and time with a space or a T, without seconds', { at: '2024-07-27 08:00' }, { at: '2024-07-27T08:00:00' }],
+    ['a date and time with a T, without seconds', { at: '2024-07-27T08:00' }, { at: '2024-07-27T08:00:00' }],
+    ['a date and time with a space and seconds', { at: '2024-07-27 08:00:30' }, { at: '2024-07-27T08:00:30' }],
   ];
   it.each(merged)('%s', (_name, a, b) => {
     expect(norm(a)).toBe(norm(b));
@@ -83,6 +86,9 @@ describe('normalisation keeps calls that do different things apart', () => {
     ['keys are never normalised', { Query: 'x' }, { query: 'x' }],
     ['different words', { q: 'cheap flights tokyo' }, { q: 'cheap flights osaka' }],
     ['a number versus its text', { n: 1 }, { n: '1' }],
+    ['another minute or second', { at: '2024-07-27 08:00' }, { at: '2024-07-27T08:00:30' }],
+    ['a time zone is part of the instant', { at: '2024-07-27T08:00:00' }, { at: '2024-07-27T08:00:00Z' }],
+    ['a date and time inside a sentence', { q: 'deliver 2024-07-27 08:00' }, { q: 'deliver 2024-07-27T08:00:00' }],
   ];
   it.each(distinct)('%s', (_name, a, b) => {
     expect(norm(a)).not.toBe(norm(b));
@@ -96,6 +102,11 @@ describe('normalisation keeps calls that do different things apart', () => {
     expect(normalizeText('1249.99 * 0.0825')).toBe(normalizeText('1249.99*0.0825'));
     expect(normalizeText('SELECT * FROM t WHERE a = 1')).toBe(normalizeText('SELECT *  FROM t WHERE a=1'));
     expect(normalizeText('ls -la')).toBe('ls -la');
+  });
+
+  it('spells a lone date and time one way: T between, seconds 00 when none are given', () => {
+    expect(normalizeText(' 2024-07-27  08:00 ')).toBe('2024-07-27T08:00:00');
+    expect(normalizeText('2024-07-27 8:00')).toBe('2024-07-27 8:00');
   });
 });
 
