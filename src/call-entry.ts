@@ -30,6 +30,8 @@ export interface CallFacts {
   /** The arguments, when the host saw them: the argument shape and a named id are read from them. */
   hasArgs: boolean;
   args: unknown;
+  /** The arguments' canonical text (ArgsFingerprint.argsText), when the host serialised them; undefined when it did not. */
+  argsText: string | undefined;
   startMs: number;
   /** undefined: the call ends now, by the host's clock. */
   endMs: number | undefined;
@@ -149,17 +151,17 @@ export class CallEntries {
     e.checkOutcome = checked;
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
     e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
-    const listed = this.runs.listedItems(runKey);
     if (call.hasArgs) {
+      const listed = this.runs.listedItems(runKey);
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
       if (outcome === 'empty' || outcome === 'error' || repeats) {
-        const item = listed.itemTaken(call.tool, call.args);
+        const item = listed.itemTaken(call.tool, call.argsText);
         // A failure counts as an answer about the item only when it names it ("vol-0b7d… is attached to …"); "Invalid
         // action!" or a schema error for every item is the call's own fault, the same whatever it asked.
         e.takesListedItem = item !== undefined && (outcome !== 'error' || (end.kind === 'failed' ? end.message : shown)?.includes(item) === true);
-      } else listed.noteArgs(call.tool, call.args);
+      } else listed.noteArgs(call.tool, call.argsText);
     }
-    if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed.noteListing(shown);
+    if (outcome === 'ok' && informative && !repeats && shown !== undefined) this.runs.listedItems(runKey).noteListing(shown);
     return e;
   }
 

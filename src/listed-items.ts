@@ -11,20 +11,35 @@
  * re-spelt value takes words the run made up (or came back to), not an item
  * of a listing.
  *
- * Per run this keeps the masked text of the latest LISTINGS results that
- * said something new (each at most LISTING_MAX_CHARS, else it is not kept),
- * the arguments of the latest call of the last TOOLS tools (references to
- * the values the call was given, serialised only when a sweep detector needs
- * them; a string longer than LISTING_MAX_CHARS is not kept), and the hashes
- * of the stretches changed so far.
+ * The state is fixed in size whatever the run is given; it holds no
+ * reference to a value of the run's (docs/collector.md, "Memory"):
+ * - the terms of the latest LISTINGS results that said something new, each
+ *   as a Bloom filter of LISTING_BITS bits over its tokens and its pairs of
+ *   adjacent tokens (a result longer than LISTING_MAX_CHARS, or with more
+ *   than LISTING_MAX_TERMS terms, is a page of text, not a list: not kept);
+ * - the canonical text of the latest arguments of the last TOOLS tools,
+ *   each at most ARGS_MAX_CHARS (longer arguments are not kept);
+ * - the hashes of the last TAKEN stretches of arguments changed.
  */
 
 /** Results kept as listings: the list a sweep works down, plus one answer of the sweep's own. */
 const LISTINGS = 2;
-/** Longer results are not kept: a page of text is no list, and memory per run stays bounded. */
+/** Longer results are not kept: a page of text is no list. */
 export const LISTING_MAX_CHARS = 4_096;
+/** Bits of one listing's filter (a power of two). */
+const LISTING_BITS = 4_096;
+const LISTING_WORDS = LISTING_BITS / 32;
+/** Bits a term sets in a filter. */
+const TERM_BITS = 3;
+/**
+ * A listing with more terms is not kept: its filter would say "listed" to
+ * too much (at this many, about 1.5% of the terms it never held).
+ */
+export const LISTING_MAX_TERMS = 384;
 /** Tools whose latest arguments are kept. */
 const TOOLS = 4;
+/** Longer arguments are not kept: a sweep's call names its item in a few words, not a page. */
+export const ARGS_MAX_CHARS = 256;
 /** Changed stretches remembered (as hashes): a sweep takes each item once. */
 const TAKEN = 16;
 /** Shorter spans (a digit, `v2`) are too common to say where they came from. */
@@ -34,56 +49,119 @@ const TOKEN = /[A-Za-z0-9_\-./:]/;
 /** What a span sheds at its ends: the quotes, brackets and key separators of the JSON around it. */
 const FRAME = /^[\s"',:[\]{}()]+|[\s"',:[\]{}()]+$/g;
 
-export class ListedItems {
-  private readonly texts: string[] = [];
-  private readonly lastArgs = new Map<string, unknown>();
-  private readonly taken = new Uint32Array(TAKEN);
-  private takenCount = 0;
+/**
+ * Characters of a term, by char code: the token characters but the slash, so
+ * the parts of a path are terms of their own (a branch `fix/tax-rounding`
+ * is listed inside `origin/fix/tax-rounding`); 2 marks those a term sheds at
+ * its ends (`vol-0b7d.` at the end of a sentence is `vol-0b7d`).
+ */
+const TERM_CHAR = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_') TERM_CHAR[c.charCodeAt(0)] = 1;
+for (const c of '.:-') TERM_CHAR[c.charCodeAt(0)] = 2;
+const BACKSLASH = 92;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const LETTER_U = 117;
 
-  /** Keeps the masked text of a result that said something new, if it is short enough to be a listing. */
+export class ListedItems {
+  /**
+   * The listings' filters (LISTINGS × LISTING_WORDS words), then the hashes
+   * of the stretches taken (TAKEN words); made with the first listing (until
+   * then no call takes an item).
+   */
+  private words: Uint32Array | undefined;
+  /** Listings kept (at most LISTINGS), and the slot the next one overwrites. */
+  private listings = 0;
+  private nextListing = 0;
+  private takenCount = 0;
+  /** The last TOOLS tools with arguments kept, least recently called first, and their arguments' canonical text. */
+  private readonly tools: string[] = [];
+  private readonly argsTexts: string[] = [];
+
+  /** Keeps the terms of a result's masked text that said something new, if it is short and plain enough to be a listing. */
   noteListing(text: string): void {
     if (text.length > LISTING_MAX_CHARS) return;
-    if (this.texts.length === LISTINGS) this.texts.shift();
-    this.texts.push(text);
+    const slot = this.nextListing;
+    const base = slot * LISTING_WORDS;
+    const words = (this.words ??= new Uint32Array(LISTINGS * LISTING_WORDS + TAKEN));
+    words.fill(0, base, base + LISTING_WORDS);
+    const count = termsOf(text);
+    let terms = 0;
+    for (let i = 0; i < count; i++) {
+      if (addTerm(words, base, TERMS[i]!) && ++terms > LISTING_MAX_TERMS) {
+        // Too rich to be a list: the slot keeps nothing (and stays the next one overwritten).
+        words.fill(0, base, base + LISTING_WORDS);
+        return;
+      }
+    }
+    this.nextListing = (slot + 1) % LISTINGS;
+    if (this.listings < LISTINGS) this.listings++;
   }
 
   /**
    * The item this call takes from a listing, or undefined: the stretch of its
-   * arguments that differs from the tool's previous call (widened to whole
-   * tokens), when a kept result holds it verbatim and no earlier call of the
-   * run changed to it. Records the call's arguments either way.
+   * arguments' canonical text that differs from the tool's previous call
+   * (widened to whole tokens), when a kept listing holds its tokens in that
+   * order and no earlier call of the run changed to it. Records the call's
+   * arguments either way.
    */
-  itemTaken(tool: string, args: unknown): string | undefined {
-    const previous = this.lastArgs.get(tool);
-    this.noteArgs(tool, args);
-    if (previous === undefined || this.texts.length === 0) return undefined;
-    const now = jsonText(args);
-    const before = jsonText(previous);
-    if (now === undefined || before === undefined || now === before) return undefined;
-    const item = changedSpan(before, now);
+  itemTaken(tool: string, argsText: string | undefined): string | undefined {
+    const before = this.argsOf(tool);
+    this.noteArgs(tool, argsText);
+    if (before === undefined || argsText === undefined || this.listings === 0 || argsText === before) return undefined;
+    const item = changedSpan(before, argsText);
     if (item.length < MIN_ITEM_CHARS || before.includes(item)) return undefined;
     // What the previous call had in its place was tried too (a sweep's first item has no call before it to differ from).
-    this.remember(changedSpan(now, before));
+    this.remember(changedSpan(argsText, before));
     // A stretch changed to before (a word tried, left, tried again) is the run going round, whether or not it was listed.
     if (!this.remember(item)) return undefined;
-    return this.texts.some((t) => t.includes(item)) ? item : undefined;
+    return this.listed(item) ? item : undefined;
+  }
+
+  /** Records the call's arguments as its tool's latest (a call the detectors did not need to read). */
+  noteArgs(tool: string, argsText: string | undefined): void {
+    const at = this.tools.indexOf(tool);
+    if (at >= 0) {
+      this.tools.splice(at, 1);
+      this.argsTexts.splice(at, 1);
+    }
+    if (argsText === undefined || argsText.length > ARGS_MAX_CHARS) return;
+    if (this.tools.length === TOOLS) {
+      this.tools.shift();
+      this.argsTexts.shift();
+    }
+    this.tools.push(tool);
+    this.argsTexts.push(argsText);
+  }
+
+  private argsOf(tool: string): string | undefined {
+    const at = this.tools.indexOf(tool);
+    return at < 0 ? undefined : this.argsTexts[at];
+  }
+
+  /** Does one kept listing hold every token of the item, and every pair of its adjacent tokens? */
+  private listed(item: string): boolean {
+    const words = this.words!;
+    const count = termsOf(item);
+    if (count === 0) return false;
+    for (let slot = 0; slot < this.listings; slot++) {
+      const base = slot * LISTING_WORDS;
+      let held = 0;
+      while (held < count && hasTerm(words, base, TERMS[held]!)) held++;
+      if (held === count) return true;
+    }
+    return false;
   }
 
   /** Remembers a changed stretch by its hash; false when it was already remembered. */
   private remember(stretch: string): boolean {
     const key = hashOf(stretch);
+    const words = this.words!;
+    const from = LISTINGS * LISTING_WORDS;
     const held = this.takenCount < TAKEN ? this.takenCount : TAKEN;
-    for (let i = 0; i < held; i++) if (this.taken[i] === key) return false;
-    this.taken[this.takenCount++ % TAKEN] = key;
+    for (let i = 0; i < held; i++) if (words[from + i] === key) return false;
+    words[from + (this.takenCount++ % TAKEN)] = key;
     return true;
-  }
-
-  /** Records the call's arguments as its tool's latest (a call the detectors did not need to read). */
-  noteArgs(tool: string, args: unknown): void {
-    this.lastArgs.delete(tool);
-    if (typeof args === 'string' && args.length > LISTING_MAX_CHARS) return;
-    if (this.lastArgs.size === TOOLS) this.lastArgs.delete(this.lastArgs.keys().next().value as string);
-    this.lastArgs.set(tool, args);
   }
 }
 
@@ -100,18 +178,84 @@ export function changedSpan(before: string, now: string): string {
   return now.slice(start, end).replace(FRAME, '');
 }
 
-function jsonText(value: unknown): string | undefined {
-  try {
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  } catch {
-    // Arguments JSON cannot hold (a cycle, a BigInt): no item can be read from them.
-    return undefined;
+/** The terms termsOf read last: a text of at most LISTING_MAX_CHARS characters has fewer than twice as many. */
+const TERMS = new Uint32Array(2 * LISTING_MAX_CHARS);
+
+/**
+ * Writes the hash of each term of a text into TERMS, and returns how many:
+ * each token (a run of TERM_CHAR characters, its end characters shed; JSON
+ * escapes such as `\n` part no token), then the hash of it with the token
+ * before it. Reads at most the first LISTING_MAX_CHARS characters.
+ */
+function termsOf(text: string): number {
+  const length = Math.min(text.length, LISTING_MAX_CHARS);
+  let count = 0;
+  let previous = -1;
+  /** FNV-1a of the token so far from its first kept character, and up to its last kept one (its end shed). */
+  let hash = 0;
+  let kept = 0;
+  let inToken = false;
+  for (let i = 0; i <= length; i++) {
+    const c = i < length ? text.charCodeAt(i) : 0;
+    const kind = c < 128 ? TERM_CHAR[c]! : 0;
+    if (kind === 1) {
+      if (!inToken) {
+        inToken = true;
+        hash = FNV_OFFSET;
+      }
+      hash = Math.imul(hash ^ c, FNV_PRIME);
+      kept = hash;
+    } else if (kind === 2) {
+      // Shed at a token's start; inside one it stays only if a kept character follows.
+      if (inToken) hash = Math.imul(hash ^ c, FNV_PRIME);
+    } else {
+      if (inToken) {
+        const token = mix(kept);
+        TERMS[count++] = token;
+        if (previous >= 0) TERMS[count++] = mix(Math.imul(previous, FNV_PRIME) ^ token);
+        previous = token;
+        inToken = false;
+      }
+      // A JSON escape (`\n`, `\"`, `\u00e9`) separates tokens; its letters are none of theirs.
+      if (c === BACKSLASH) i += text.charCodeAt(i + 1) === LETTER_U ? 5 : 1;
+    }
   }
+  return count;
 }
 
-/** FNV-1a over the item's UTF-16 units: taken items are remembered by hash, not kept. */
+/** Sets a term's bits in the filter at `base`; true when it set one that was clear (a term not held before, near enough). */
+function addTerm(words: Uint32Array, base: number, term: number): boolean {
+  let added = false;
+  const step = (term >>> 16) | (term << 16) | 1;
+  for (let k = 0, bit = term; k < TERM_BITS; k++, bit = (bit + step) | 0) {
+    const at = base + ((bit & (LISTING_BITS - 1)) >>> 5);
+    const mask = 1 << (bit & 31);
+    if ((words[at]! & mask) === 0) {
+      words[at] = words[at]! | mask;
+      added = true;
+    }
+  }
+  return added;
+}
+
+function hasTerm(words: Uint32Array, base: number, term: number): boolean {
+  const step = (term >>> 16) | (term << 16) | 1;
+  for (let k = 0, bit = term; k < TERM_BITS; k++, bit = (bit + step) | 0) {
+    if ((words[base + ((bit & (LISTING_BITS - 1)) >>> 5)]! & (1 << (bit & 31))) === 0) return false;
+  }
+  return true;
+}
+
+/** FNV-1a over the text's UTF-16 units, mixed: taken stretches are remembered by hash, not kept (termsOf hashes terms alike). */
 function hashOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  let h = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return mix(h);
+}
+
+/** The murmur3 finaliser: spreads every bit of a hash over all of them (a filter reads its low bits). */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }

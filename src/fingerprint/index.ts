@@ -55,6 +55,8 @@ export interface ArgsFingerprint {
   normArgsHash: string;
   /** Similarity sketch of the canonical text (sketch.ts); undefined when the arguments hold no free text. */
   argsSketch: string | undefined;
+  /** The canonical text argsHash is the hash of, for a run that compares a call's arguments with its previous ones (src/listed-items.ts). */
+  argsText: string;
 }
 
 /** A top-level string holding a JSON object/array stands for that JSON (span attributes carry arguments and results as text). */
@@ -71,6 +73,7 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
     argsHash,
     normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized),
     argsSketch: mayHoldFreeText ? textSketch(text) : undefined,
+    argsText: text,
   };
 }
 
