@@ -474,7 +474,7 @@ export class Guard {
     const fingerprint = this.processor.fingerprintOptions(tool);
     const argsSeen = info.argsUnseen !== true;
     const resultUnseen = info.resultUnseen === true;
-    const fp = argsSeen ? fingerprintArgs(args, fingerprint) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS, argsSketch: undefined };
+    const fp = argsSeen ? fingerprintArgs(args, fingerprint) : { argsHash: NAME_ONLY_ARGS, normArgsHash: NAME_ONLY_ARGS, argsSketch: undefined, argsText: undefined };
     const attributes: Attributes = reused
       ? {}
       : { [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_EXECUTE_TOOL, [sc.ATTR_GEN_AI_TOOL_NAME]: tool, [sc.ATTR_GEN_AI_TOOL_TYPE]: 'function' };
@@ -502,6 +502,7 @@ export class Guard {
       argsHash: fp.argsHash,
       normArgsHash: fp.normArgsHash,
       argsSketch: fp.argsSketch,
+      argsText: fp.argsText,
       // Signed when the call ends, if it or one in the window found nothing.
       argsWords: undefined,
       fingerprint,

@@ -15,6 +15,7 @@ import {
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
+import type { ListedItems } from './listed-items.js';
 import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -30,6 +31,8 @@ export interface CallFacts {
   /** The arguments, when the host saw them: the argument shape and a named id are read from them. */
   hasArgs: boolean;
   args: unknown;
+  /** The arguments' canonical text (ArgsFingerprint.argsText), when the host serialised them; undefined when it did not. */
+  argsText: string | undefined;
   startMs: number;
   /** undefined: the call ends now, by the host's clock. */
   endMs: number | undefined;
@@ -64,6 +67,8 @@ export interface RunLookup {
   answeredOtherArgs(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** Does the run's window hold a call with a word signature that found nothing (which this call's words may repeat)? */
   foundNothingLately(runKey: string): boolean;
+  /** What the run was shown (src/listed-items.ts), for the call about to be recorded. */
+  listedItems(runKey: string): ListedItems;
   /** Is the completion gate on? Off, no call needs its subjects or its exit code read. */
   readonly gateOn: boolean;
 }
@@ -100,6 +105,8 @@ export class CallEntries {
     let informative = false;
     let sketch: string | undefined;
     let page: string | undefined;
+    /** The result's masked text, when it returned one. */
+    let shown: string | undefined;
     let failure: FailureKind | undefined;
     /** How the call went as a check, where the result says it apart from the outcome (an exit code). */
     let checked: Outcome | undefined;
@@ -108,6 +115,7 @@ export class CallEntries {
     if (end.kind === 'returned') {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
+      shown = digest.text;
       informative = digest.informative;
       sketch = digest.sketch;
       page = pageStateHash(end.result);
@@ -150,6 +158,17 @@ export class CallEntries {
     e.checkOutcome = checked;
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
     e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
+    if (call.hasArgs) {
+      const listed = this.runs.listedItems(runKey);
+      // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
+      if (outcome === 'empty' || outcome === 'error' || repeats) {
+        const item = listed.itemTaken(call.tool, call.argsText);
+        // A failure counts as an answer about the item only when it names it ("vol-0b7d… is attached to …"); "Invalid
+        // action!" or a schema error for every item is the call's own fault, the same whatever it asked.
+        e.takesListedItem = item !== undefined && (outcome !== 'error' || (end.kind === 'failed' ? end.message : shown)?.includes(item) === true);
+      } else listed.noteArgs(call.tool, call.argsText);
+    }
+    if (outcome === 'ok' && informative && !repeats && shown !== undefined) this.runs.listedItems(runKey).noteListing(shown);
     return e;
   }
 
@@ -211,6 +230,7 @@ export class CallEntries {
       subjects: undefined,
       checkOutcome: undefined,
       namesFile: false,
+      takesListedItem: false,
     };
   }
 }

@@ -2,6 +2,7 @@ import { CompletionGate, type FinishAttempt } from './completion-gate.js';
 import { DETECTORS, type Detector, type DetectorContext, type Evidence } from './detectors/index.js';
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, type HistoryEntry } from './history.js';
+import { ListedItems } from './listed-items.js';
 import { ToolNames } from './tool-names.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
@@ -76,6 +77,8 @@ class RunState {
   gate: CompletionGate | undefined;
   /** An adapter saw the framework's own turn limit end the run. */
   turnLimit = false;
+  /** What the run was shown, once a call needed it (src/listed-items.ts). */
+  listed: ListedItems | undefined;
   /** The calls the run drew verdicts on, once it has drawn one. */
   flagged: FlaggedCalls | undefined;
 
@@ -317,6 +320,13 @@ export class LoopEngine {
     const text = run?.notice;
     if (run) run.notice = undefined;
     return text;
+  }
+
+  /** The call being built is about to be recorded: a run's first call (often the listing itself) opens it here. */
+  listedItems(runKey: string): ListedItems {
+    const run = this.runs.get(runKey) ?? this.touch(runKey);
+    run.listed ??= new ListedItems();
+    return run.listed;
   }
 
   foundNothingLately(runKey: string): boolean {

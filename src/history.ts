@@ -70,6 +70,8 @@ const KIND_LASTED_LONG = 1 << 24;
 const KIND_WAITED = 1 << 25;
 /** The call came back to a page view seen earlier in the window (see push): bit 26. */
 const KIND_RETURNED = 1 << 26;
+/** The call took an item of a listing (HistoryEntry.takesListedItem): bit 27. */
+const KIND_LISTED_ITEM = 1 << 27;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -155,6 +157,8 @@ export interface HistoryEntry {
   subjectsNamed?: boolean;
   /** The arguments name a file (src/subjects.ts namesAFile); recorded for acknowledged calls only. */
   namesFile?: boolean;
+  /** The call swapped in an item an earlier result listed (src/listed-items.ts); recorded for the answers sweeps repeat. */
+  takesListedItem?: boolean;
 }
 
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
@@ -256,6 +260,7 @@ export class RunHistory {
     if (e.namesFile === true) kind |= KIND_NAMES_FILE;
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
+    if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
     if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
       kind |= KIND_RESULT_NEAR | (sketchShingles(e.resultSketch) << KIND_SHINGLES_SHIFT);
       sketchWords(e.resultSketch, b, o + F_RESULT_SKETCH, RESULT_SKETCH_WORDS);
@@ -361,12 +366,12 @@ export class RunHistory {
    * something (not a bare acknowledgement, not "nothing found"). Near results
    * are not enough: a fan-out of near questions gets near answers. Arguments
    * that differ only in their digits (page=1, page=2) are a sweep, each call a
-   * new one.
+   * new one; so is a call that takes the next item of a listing (takesListedItem).
    */
   private resentReworded(x: number, y: number): boolean {
     const b = this.buf;
     const flags = b[x + F_TOOL_FLAGS]!;
-    if ((flags & FLAG_INFORMATIVE) === 0 || (flags & 3) === OUTCOME_CODES.empty) return false;
+    if ((flags & FLAG_INFORMATIVE) === 0 || (flags & 3) === OUTCOME_CODES.empty || (b[x + F_KIND]! & KIND_LISTED_ITEM) !== 0) return false;
     if (b[x + F_RES_HI] !== b[y + F_RES_HI] || b[x + F_RES_LO] !== b[y + F_RES_LO]) return false;
     // Words that name something (numbers among them) are kept apart by the signature itself: another page, another id.
     if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_WORDS) !== 0) return rewordedWords(b, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
@@ -425,6 +430,11 @@ export class RunHistory {
   /** Do the arguments of the call `back` steps ago name a file (recorded for acknowledged calls only)? */
   namesFile(back: number): boolean {
     return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_FILE) !== 0;
+  }
+
+  /** Did the call `back` steps ago swap in an item an earlier result listed: one step of a sweep over a listing? */
+  takesListedItem(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_LISTED_ITEM) !== 0;
   }
 
   namesId(back: number): boolean {

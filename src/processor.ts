@@ -469,6 +469,8 @@ export class LoopGuardSpanProcessor implements GuardHost {
     let normArgsHash: string;
     let argsSketch: string | undefined;
     let argsWords: string | undefined;
+    // Arguments hashed by the span's maker are not serialised again: the listed-items rule reads the text of those it hashed.
+    let argsText: string | undefined;
     if (typeof ownArgs === 'string') {
       argsHash = ownArgs;
       normArgsHash = typeof ownNorm === 'string' ? ownNorm : ownArgs;
@@ -479,6 +481,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       argsHash = fp.argsHash;
       normArgsHash = fp.normArgsHash;
       argsSketch = fp.argsSketch;
+      argsText = fp.argsText;
       span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_HASH, argsHash);
       if (normArgsHash !== argsHash) span.setAttribute(sc.ATTR_LOOPGUARD_NORM_ARGS_HASH, normArgsHash);
       if (argsSketch !== undefined) span.setAttribute(sc.ATTR_LOOPGUARD_ARGS_SKETCH, argsSketch);
@@ -500,6 +503,7 @@ export class LoopGuardSpanProcessor implements GuardHost {
       argsWords,
       hasArgs: view.hasArgs,
       args: view.hasArgs ? view.args : undefined,
+      argsText,
       startMs: toMs(span.startTime),
       // A span judged before it ends (the guard's) has no end time yet.
       endMs: span.endTime[0] === 0 && span.endTime[1] === 0 ? undefined : toMs(span.endTime),

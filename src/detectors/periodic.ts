@@ -206,7 +206,8 @@ function sameAnswerToOtherWords(h: RunHistory): number {
     h.sameExactResult(0, n) &&
     h.outcome(n) === 'ok' &&
     !h.sameCall(n - 1, n) &&
-    !(h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n))
+    !(h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n)) &&
+    !h.takesListedItem(n - 1)
   ) {
     n++;
   }

@@ -106,7 +106,8 @@ function sameShapeStreak(h: RunHistory, ctx: DetectorContext, out: Evidence[]): 
   for (let back = 1; back < h.size; back++) {
     if (h.toolId(back) !== tool) continue;
     if (h.outcome(back) !== 'empty') break;
-    if (!h.sameShape(0, back)) continue;
+    // A lookup of the next item of a listing the run was shown (deposit after deposit of a statement) is a sweep.
+    if (!h.sameShape(0, back) || h.takesListedItem(back)) continue;
     n++;
     first = back;
   }
@@ -243,10 +244,16 @@ function runErrorStreak(h: RunHistory): number[] {
   return streak;
 }
 
-/** How many of the calls (steps back) differ from every newer one in tool or arguments. */
+/**
+ * How many of the calls (steps back) differ from every newer one in tool or
+ * arguments. A call that took the next item of a listing and failed naming it
+ * (a volume "attached to i-…", a branch that "does not exist") is a sweep's
+ * answer about that item, not another try: it is no variant.
+ */
 function distinctCalls(h: RunHistory, calls: readonly number[]): number {
   let n = 0;
   for (let i = 0; i < calls.length; i++) {
+    if (h.takesListedItem(calls[i]!)) continue;
     let fresh = true;
     for (let j = 0; j < i; j++) {
       if (h.sameCall(calls[i]!, calls[j]!)) {

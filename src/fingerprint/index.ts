@@ -55,6 +55,8 @@ export interface ArgsFingerprint {
   normArgsHash: string;
   /** Similarity sketch of the canonical text (sketch.ts); undefined when the arguments hold no free text. */
   argsSketch: string | undefined;
+  /** The canonical text argsHash is the hash of, for a run that compares a call's arguments with its previous ones (src/listed-items.ts). */
+  argsText: string;
 }
 
 /** A top-level string holding a JSON object/array stands for that JSON (span attributes carry arguments and results as text). */
@@ -71,6 +73,7 @@ export function fingerprintArgs(args: unknown, opts?: FingerprintOptions): ArgsF
     argsHash,
     normArgsHash: normalized === null || normalized === text ? argsHash : hashText(normalized),
     argsSketch: mayHoldFreeText ? textSketch(text) : undefined,
+    argsText: text,
   };
 }
 
@@ -193,6 +196,8 @@ export interface ResultDigest {
   informative: boolean;
   /** Similarity sketch of the masked canonical text; undefined when it holds no free text. */
   sketch: string | undefined;
+  /** The masked canonical text itself (what was hashed), for a run that keeps what it was shown (src/listed-items.ts). */
+  text: string;
 }
 
 /** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
@@ -207,6 +212,7 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
     hash: hashText(text),
     informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS,
     sketch: mayHoldFreeText ? textSketch(text) : undefined,
+    text,
   };
 }
 

@@ -3,18 +3,21 @@ import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../..
 import type { Continuation } from '../../src/detectors/index.js';
 import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
 import { InternalErrors } from '../../src/internal-errors.js';
+import { ListedItems } from '../../src/listed-items.js';
 import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
 function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true, answeredOther = false) {
   const caught: unknown[] = [];
+  const listed = new ListedItems();
   const lookup: RunLookup = {
     repeatsLastAnswer: () => repeats,
     answeredOtherArgs: () => answeredOther,
     subjectRule,
     hasOpenChecks: () => openChecks,
     foundNothingLately: () => foundNothing,
+    listedItems: () => listed,
     gateOn,
   };
   const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
@@ -84,6 +87,28 @@ describe('CallEntries.build', () => {
     expect(builder().entries.build('r', facts(long), returned(LONG_ANSWER)).digitShapeHash).toBeUndefined();
     expect(resends.build('r', facts(long), returned({ ok: true })).digitShapeHash).toBeUndefined();
     expect(resends.build('r', facts({ query: 'iPhone 14 news' }), returned(LONG_ANSWER)).digitShapeHash).toBeUndefined();
+  });
+
+  it('marks a lookup, a failure or a repeated answer that swaps in an item an earlier result listed', () => {
+    const { entries } = builder();
+    const listing = { transactions: [{ reference: 'DEP-118204', amount: 2150 }, { reference: 'DEP-118211', amount: 980 }, { reference: 'DEP-118215', amount: 75 }] };
+    entries.build('r', facts({ account: 'op-checking' }, { tool: 'statement' }), returned(listing));
+    const find = (reference: string) => entries.build('r', facts({ reference }, { tool: 'ledger_find' }), returned({ entries: [] })).takesListedItem;
+    // The first lookup has no earlier one to differ from; each later one takes the next listed deposit, once.
+    expect([find('DEP-118204'), find('DEP-118211'), find('DEP-118215'), find('DEP-118204')]).toEqual([false, true, true, false]);
+    // A reference the run was never shown is a guess.
+    expect(find('DEP-999999')).toBe(false);
+  });
+
+  it('counts a failure as an answer about the listed item only when the failure names it', () => {
+    const { entries } = builder();
+    entries.build('r', facts({ command: 'describe-volumes' }, { tool: 'aws' }), returned({ stdout: 'vol-0a41c9e27f3b58d10\tvol-0b7d2e91c4a6f3082\tvol-0e13f8a6d92b4c771' }));
+    const del = (volume: string, message: string) =>
+      entries.build('r', facts({ command: `delete-volume --volume-id ${volume}` }, { tool: 'aws' }), { kind: 'failed', errorType: 'ClientError', message }).takesListedItem;
+    expect(del('vol-0a41c9e27f3b58d10', 'VolumeInUse: vol-0a41c9e27f3b58d10 is attached to i-01')).toBe(false);
+    expect(del('vol-0b7d2e91c4a6f3082', 'VolumeInUse: vol-0b7d2e91c4a6f3082 is attached to i-02')).toBe(true);
+    // The same rejection whatever was asked is the call's own fault.
+    expect(del('vol-0e13f8a6d92b4c771', 'Invalid action!')).toBe(false);
   });
 
   it('reads whether a pending call names its job', () => {

@@ -266,6 +266,15 @@ describe('empty-streak', () => {
     expect(r.detectors[8]).toBe('empty-streak');
   });
 
+  it('leaves a sweep over a listing alone: each lookup takes the next item the run was shown', () => {
+    const lookup = (i: number, listed: boolean) => ({ tool: 'ledger_find', args: `DEP-1182${i}`, result: 'none', outcome: 'empty' as const, shape: 'DEP-0', takesListedItem: listed });
+    const list = { tool: 'bank_statement', args: 'week', result: 'DEP-11820 … DEP-11829', informative: true };
+    // The first lookup changes nothing yet (no earlier lookup to swap an item into), the rest each take the next deposit.
+    expect(feed([list, ...times(9, (i) => lookup(i, i > 0))]).firstWarning).toBeNull();
+    // The same lookups with made-up references are guesses.
+    expect(feed([list, ...times(9, (i) => lookup(i, false))]).firstWarning).toBe(8);
+  });
+
   it('is reset by a call of the tool that finds something', () => {
     const calls = times(12, (i) => ({ tool: 'grep', args: `f${i}`, result: i % 4 === 3 ? 'match' : '', outcome: i % 4 === 3 ? ('ok' as const) : ('empty' as const) }));
     expect(feed(calls).firstWarning).toBeNull();
@@ -366,6 +375,12 @@ describe('same-error', () => {
     const r = feed(times(5, (i) => ({ tool: 'shell', args: `cmd ${i}`, result: 'permission denied', outcome: 'error' as const })));
     expect(r.levels[4]).toBe('warning');
     expect(r.detectors[4]).toBe('same-error');
+  });
+
+  it('does not count a failure naming the listed item it was asked about (a sweep: each volume attached elsewhere)', () => {
+    const del = (i: number, listed: boolean) => ({ tool: 'shell', args: `delete vol-${i}`, result: 'VolumeInUse', outcome: 'error' as const, takesListedItem: listed });
+    expect(feed(times(8, (i) => del(i, i > 0))).firstWarning).toBeNull();
+    expect(feed(times(8, (i) => del(i, false))).firstWarning).toBe(5);
   });
 
   it('does not flag different failures', () => {
@@ -598,6 +613,14 @@ describe('the same answer to other words', () => {
   it('leaves different subjects that answer alike alone (hosts web-01, web-02, …)', () => {
     const r = feed(times(6, (i) => ({ tool: 'ssh', args: `web-0${i}`, shape: 'web-0', result: 'same df output', informative: true })));
     expect(r.firstWarning).toBeNull();
+  });
+
+  it('leaves a sweep over a listing alone: each question names the next item the run was shown', () => {
+    const check = (i: number, listed: boolean) => ({ tool: 'sam_check', args: `legal name ${i}`, result: 'active, no exclusions', informative: true, takesListedItem: listed });
+    expect(feed(times(6, (i) => check(i, i > 0))).firstWarning).toBeNull();
+    // A last question that took its words from nowhere listed counts back only to the sweep's latest step.
+    expect(feed(times(6, (i) => check(i, i !== 5))).firstWarning).toBeNull();
+    expect(feed(times(6, (i) => check(i, false))).firstWarning).toBe(4);
   });
 
   it('leaves a batch of different operations acknowledged alike alone', () => {
@@ -852,6 +875,11 @@ describe('a resend in other words', () => {
 
   // A lookup that found nothing first: every call after it gets its words, so only the rule keeps these apart.
   const foundNothing: Call = { tool: 'grep', argsValue: { pattern: 'REDIS_URL' }, result: '', outcome: 'empty' };
+
+  it('leaves a call that takes the next item of a listing alone: a sweep step, however its words compare', () => {
+    expect(feed(times(8, (i) => respelled(i))).detectors).toContain('semantic-repeat');
+    expect(feed(times(8, (i) => respelled(i, { takesListedItem: i > 0 }))).detectors).not.toContain('semantic-repeat');
+  });
 
   it('leaves a resend told only a bare acknowledgement alone', () => {
     expect(feed([foundNothing, ...times(8, (i) => respelled(i, { result: 'ok', informative: false }))]).firstWarning).toBeNull();

@@ -14,6 +14,8 @@ export interface Call {
   namesId?: boolean;
   /** The arguments name a file (an edit's `path`). */
   namesFile?: boolean;
+  /** The call swapped in an item an earlier result listed (the processor reads it off src/listed-items.ts). */
+  takesListedItem?: boolean;
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
   shape?: string;
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
@@ -57,6 +59,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       informative: c.informative,
       namesId: c.namesId,
       namesFile: c.namesFile,
+      takesListedItem: c.takesListedItem,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
       startMs: c.startMs ?? 0,
