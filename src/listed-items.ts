@@ -128,11 +128,17 @@ export class ListedItems {
   /** Records the call's arguments as its tool's latest (a call the detectors did not need to read). */
   noteArgs(tool: string, argsText: string | undefined): void {
     const at = this.tools.indexOf(tool);
+    const kept = argsText !== undefined && argsText.length <= ARGS_MAX_CHARS;
+    // The tool called last called again (most calls): it stays the most recent, no reordering.
+    if (kept && at >= 0 && at === this.tools.length - 1) {
+      this.argsTexts[at] = argsText;
+      return;
+    }
     if (at >= 0) {
       this.tools.splice(at, 1);
       this.argsTexts.splice(at, 1);
     }
-    if (argsText === undefined || argsText.length > ARGS_MAX_CHARS) return;
+    if (!kept) return;
     if (this.tools.length === TOOLS) {
       this.tools.shift();
       this.argsTexts.shift();
