@@ -158,17 +158,17 @@ export class CallEntries {
     e.checkOutcome = checked;
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
     e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
+    const listed = call.hasArgs || informative ? this.runs.listedItems(runKey) : undefined;
     if (call.hasArgs) {
-      const listed = this.runs.listedItems(runKey);
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
       if (outcome === 'empty' || outcome === 'error' || repeats) {
-        const item = listed.itemTaken(call.tool, call.argsText);
+        const item = listed!.itemTaken(call.tool, call.argsText);
         // A failure counts as an answer about the item only when it names it ("vol-0b7d… is attached to …"); "Invalid
         // action!" or a schema error for every item is the call's own fault, the same whatever it asked.
         e.takesListedItem = item !== undefined && (outcome !== 'error' || (end.kind === 'failed' ? end.message : shown)?.includes(item) === true);
-      } else listed.noteArgs(call.tool, call.argsText);
+      } else listed!.noteArgs(call.tool, call.argsText);
     }
-    if (outcome === 'ok' && informative && !repeats && shown !== undefined) this.runs.listedItems(runKey).noteListing(shown);
+    if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed!.noteListing(shown);
     return e;
   }
 

@@ -199,17 +199,16 @@ export class LoopEngine {
     const ctx = this.detectorContext;
     ctx.tokens = run.tokens;
     for (const detect of this.detectors) detect(h, ctx, found);
-    const judged = this.policy.judge(found, this.toolName);
-    const { ranked, armed } = judged;
+    const { ranked, rank: judgedRank, armed } = this.policy.judge(found, this.toolName);
     run.armed = armed.length === 0 ? NONE_ARMED : armed;
-    if (judged.rank === 0) {
+    if (judgedRank === 0) {
       run.flagged?.quiet();
       return { step: h.total, level: undefined, evidence: NO_EVIDENCE, notify: false };
     }
 
     const top = ranked[0]!;
-    const returned = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judged.rank === LEVEL_RANK.critical);
-    const rank = returned ? this.policy.onReturn(judged.rank, top, this.tools.name(top.toolId)) : judged.rank;
+    const returned = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judgedRank === LEVEL_RANK.critical);
+    const rank = returned ? this.policy.onReturn(judgedRank, top, this.tools.name(top.toolId)) : judgedRank;
     const level = RANKED_LEVELS[rank]!;
     const notify = this.shouldNotify(run, top, rank);
     if (notify) run.detections++;

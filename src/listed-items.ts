@@ -1,3 +1,5 @@
+import { FNV_OFFSET, FNV_PRIME, fmix32, fnv1a } from './fingerprint/sketch.js';
+
 /**
  * Items the run was shown, for telling a sweep over a listing from a loop.
  *
@@ -62,8 +64,6 @@ const TERM_CHAR = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_') TERM_CHAR[c.charCodeAt(0)] = 1;
 for (const c of '.:-') TERM_CHAR[c.charCodeAt(0)] = 2;
 const BACKSLASH = 92;
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 const LETTER_U = 117;
 
 export class ListedItems {
@@ -229,9 +229,9 @@ function termsOf(text: string): number {
       if (inToken) hash = Math.imul(hash ^ c, FNV_PRIME);
     } else {
       if (inToken) {
-        const token = mix(kept);
+        const token = fmix32(kept);
         TERMS[count++] = token;
-        if (previous >= 0) TERMS[count++] = mix(Math.imul(previous, FNV_PRIME) ^ token);
+        if (previous >= 0) TERMS[count++] = fmix32(Math.imul(previous, FNV_PRIME) ^ token);
         previous = token;
         inToken = false;
       }
@@ -265,16 +265,7 @@ function hasTerm(words: Uint32Array, base: number, term: number): boolean {
   return true;
 }
 
-/** FNV-1a over the text's UTF-16 units, mixed: taken stretches are remembered by hash, not kept (termsOf hashes terms alike). */
+/** A stretch's hash: taken stretches are remembered by hash, not kept (termsOf hashes terms alike). */
 function hashOf(text: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-  return mix(h);
-}
-
-/** The murmur3 finaliser: spreads every bit of a hash over all of them (a filter reads its low bits). */
-function mix(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return fmix32(fnv1a(text));
 }

@@ -1,3 +1,5 @@
+import { fnv1a } from './fingerprint/sketch.js';
+
 /** How many distinct tool names get an id of their own; a collector serving many agents rarely sees more than a few hundred. */
 export const EXACT_TOOL_NAMES = 65_536;
 
@@ -25,7 +27,7 @@ export class ToolNames {
       this.ids.set(name, id);
       return id;
     }
-    const bucket = hashName(name) % this.exact;
+    const bucket = fnv1a(name) % this.exact;
     this.overflowNames[bucket] = name;
     return this.exact + bucket;
   }
@@ -33,11 +35,4 @@ export class ToolNames {
   name(id: number): string {
     return (id < this.exact ? this.names[id] : this.overflowNames[id - this.exact]) ?? '';
   }
-}
-
-/** 32-bit FNV-1a over UTF-16 code units. */
-function hashName(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-  return h >>> 0;
 }

@@ -38,8 +38,8 @@ export const DRIFT_SIMILARITY = 0.25;
 /** The bar for arguments, compared on 32 bins: a long argument cut off at another point, not another long argument. */
 export const NEAR_ARGS_SIMILARITY = 0.7;
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
 const GOLDEN = 0x9e3779b1;
 const BIN_SHIFT = 26;
 const VALUE_MASK = (1 << BIN_SHIFT) - 1;
@@ -52,6 +52,13 @@ export function fmix32(h: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** 32-bit FNV-1a over the text's UTF-16 units. */
+export function fnv1a(text: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
 }
 
