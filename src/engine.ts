@@ -207,8 +207,8 @@ export class LoopEngine {
     }
 
     const top = ranked[0]!;
-    const returned = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judgedRank === LEVEL_RANK.critical);
-    const rank = returned ? this.policy.onReturn(judgedRank, top, this.tools.name(top.toolId)) : judgedRank;
+    const ignored = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judgedRank === LEVEL_RANK.critical, top.period);
+    const rank = ignored ? this.policy.onIgnored(judgedRank, top, this.tools.name(top.toolId)) : judgedRank;
     const level = RANKED_LEVELS[rank]!;
     const notify = this.shouldNotify(run, top, rank);
     if (notify) run.detections++;

@@ -20,11 +20,21 @@ interface Flag {
  * return restarts the detectors' counts, so without this memory such a run
  * is warned and blocked over and over and never stopped; the policy makes
  * that critical a break.
+ *
+ * A cycle carried on past its critical is ignored the same way: a call of a
+ * cycle (period 2 or more) drew a critical (refused, or the run told its
+ * next step would be) and the very next call reaches critical in a cycle of
+ * that period too. The run went on to the cycle's next step as if nothing
+ * had been said. A repeat of one call is left to climb its tiers: asking
+ * the same thing back to back is also how waiting and retrying look.
  */
 export class FlaggedCalls {
   private episode = 0;
   private open = false;
   private readonly flags = new Map<string, Flag>();
+  /** The step and period of the latest critical on a cycle (0: none). */
+  private cycleCritical = 0;
+  private cyclePeriod = 0;
 
   /** A call with no verdict: the current episode ends. */
   quiet(): void {
@@ -32,10 +42,19 @@ export class FlaggedCalls {
   }
 
   /**
-   * Records a verdict on the call (tool and exact arguments) made at `step`;
-   * returns whether the call had been flagged and left behind before.
+   * Records a verdict on the call (tool and exact arguments) made at `step`,
+   * in a pattern of `period` calls; returns whether the run ignored what it
+   * was told: the call had been flagged and left behind before, or it
+   * carries a cycle on past its critical.
    */
-  flag(toolId: number, argsHash: string, step: number, critical: boolean): boolean {
+  flag(toolId: number, argsHash: string, step: number, critical: boolean, period: number): boolean {
+    const carriedOn = critical && period > 1 && this.cycleCritical === step - 1 && this.cyclePeriod === period;
+    this.cycleCritical = critical && period > 1 ? step : 0;
+    this.cyclePeriod = period;
+    return this.returnedTo(toolId, argsHash, step, critical) || carriedOn;
+  }
+
+  private returnedTo(toolId: number, argsHash: string, step: number, critical: boolean): boolean {
     if (!this.open) {
       this.open = true;
       this.episode++;

@@ -69,12 +69,13 @@ export class Policy {
 
 
   /**
-   * The rank of a verdict on a call the agent came back to after being told
-   * about it (flagged-calls.ts): a critical becomes a break, where the
-   * detector's tiers have a break at all (a family that only warns or
-   * blocks never stops a run this way).
+   * The rank of a verdict on a call the agent made in spite of being told
+   * (flagged-calls.ts: it came back to a flagged call, or carried a cycle on
+   * past its critical): a critical becomes a break, where the detector's
+   * tiers have a break at all (a family that only warns or blocks never
+   * stops a run this way).
    */
-  onReturn(rank: number, top: Pick<Evidence, 'tiers'>, tool: string): number {
+  onIgnored(rank: number, top: Pick<Evidence, 'tiers'>, tool: string): number {
     return rank === LEVEL_RANK.critical && this.tiersFor(top, tool).break > 0 ? LEVEL_RANK.break : rank;
   }
 

@@ -1,6 +1,6 @@
 import type { TieredDetector } from '../config.js';
 import type { RunHistory } from '../history.js';
-import { sameCallAgain, type Continuation, type Detector, type Evidence } from './evidence.js';
+import { sameCallAgain, type Continuation, type Detector, type DetectorContext, type Evidence } from './evidence.js';
 
 /**
  * Repeats of one call (period 1) and cycles of period p ≥ 2 whose results
@@ -62,6 +62,9 @@ export const periodic: Detector = (h, ctx, out) => {
     const tiers: TieredDetector = pollsAJob(h, p) || waitsEachPeriod(h, p) ? 'pending-poll' : family;
     const exact = h.exactRun(p) >= run;
     const periods = 1 + run / p;
+    // A write refused by the breaker is recorded with the receipt it repeats, so the write and its read-back look
+    // unchanged from there on: the read-back that held through the earlier receipts is still the longer evidence.
+    if (p === 2 && pushReadBack(h, ctx, out, periods)) return;
     if (periods >= ctx.floor(tiers, h.toolId(0))) {
       out.push(evidence(h, exact ? family : 'semantic-repeat', tiers, p, periods, Math.floor(periods), exact ? 'call' : 'norm'));
     }
@@ -73,13 +76,18 @@ export const periodic: Detector = (h, ctx, out) => {
     out.push({ ...evidence(h, 'cycle', 'cycle', replay, REPLAY_PERIODS, REPLAY_PERIODS, 'call'), since: h.total - replay - retakenSteps(h, replay) + 1 });
     return;
   }
+  pushReadBack(h, ctx, out, 0);
+};
+
+/** Reports a held read-back (see heldReadBack) longer than `than` periods; returns whether it did. */
+function pushReadBack(h: RunHistory, ctx: DetectorContext, out: Evidence[], than: number): boolean {
   const readBack = heldReadBack(h);
   // The receipts changed, so the evidence is the read-back alone: one period more than a ping-pong whose results all held.
   const periods = readBack / 2;
-  if (readBack > 0 && periods >= ctx.floor('ping-pong', h.toolId(0))) {
-    out.push({ ...evidence(h, 'ping-pong', 'ping-pong', 2, periods, Math.floor(periods + 1), 'call'), since: h.total - readBack - 1 });
-  }
-};
+  if (readBack === 0 || periods <= than || periods < ctx.floor('ping-pong', h.toolId(0))) return false;
+  out.push({ ...evidence(h, 'ping-pong', 'ping-pong', 2, periods, Math.floor(periods + 1), 'call'), since: h.total - readBack - 1 });
+  return true;
+}
 
 /**
  * A write and its read-back, the same two calls in turn, where the read-back

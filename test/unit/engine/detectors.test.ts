@@ -580,6 +580,14 @@ describe('a write whose read-back holds', () => {
     expect(r.levels[9]).toBe('break');
   });
 
+  it('keeps counting from the read-back when a write comes back with the receipt before it (as a refused write is recorded)', () => {
+    // The last two periods repeat exactly; the read-back that held since the first is still the longer evidence.
+    const calls = [...times(6, (i) => (i % 2 ? dedupe(i) : duplicates)), duplicates, dedupe(5)];
+    const r = feed(calls, { thresholds: { 'ping-pong': { warning: 2, critical: 3, break: 0 } } });
+    expect(r.levels.slice(5)).toEqual(['warning', 'warning', 'critical']);
+    expect(r.detectors[7]).toBe('ping-pong');
+  });
+
   it('does not flag a read-back that moves (each merge left fewer duplicates)', () => {
     const calls = times(10, (i) => (i % 2 ? dedupe(i) : { ...duplicates, result: `${20 - i} duplicated emails left: ana.ruiz@northwind.example and others` }));
     expect(feed(calls).firstWarning).toBeNull();

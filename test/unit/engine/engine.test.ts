@@ -86,6 +86,27 @@ describe('coming back to a flagged call', () => {
     expect(r.engine.isStopped('run')).toBeUndefined();
   });
 
+  it('stops a cycle carried on past its critical at the next call of the cycle', () => {
+    // A-B-A-B: critical at three periods (step 6); its next call is critical too, so the run ignored it.
+    const r = feed(times(8, (i) => (i % 2 ? { tool: 'read', args: 'r', result: 'same rows' } : { tool: 'write', args: 'w', result: 'ok' })));
+    expect(r.levels.slice(0, 7)).toEqual([undefined, undefined, undefined, 'warning', 'warning', 'critical', 'break']);
+    expect(r.engine.isStopped('run')?.reason).toBe('ping-pong');
+  });
+
+  it('refuses the next call of a cycle whose call was refused, in process, with a break', () => {
+    const engine = new LoopEngine(resolveDetectionOptions());
+    const cycle = [entry('write', 'w', 'ok'), entry('read', 'r', 'same rows')];
+    for (let i = 0; i < 5; i++) engine.record('r', cycle[i % 2]!);
+    const refused = engine.precheck('r', 'read', hashText('r'), hashText('r'))!;
+    expect(refused.action).toBe('block');
+    expect(engine.record('r', { ...cycle[1]!, resultHash: refused.armed!.next.resultHash, blocked: true }).level).toBe('critical');
+    // The agent goes on to the cycle's next step anyway.
+    const next = engine.precheck('r', 'write', hashText('w'), hashText('w'))!;
+    expect(next.action).toBe('block');
+    expect(engine.record('r', { ...cycle[0]!, resultHash: next.armed!.next.resultHash, blocked: true }).level).toBe('break');
+    expect(engine.precheck('r', 'anything', hashText('z'), hashText('z'))).toMatchObject({ action: 'break', stop: { reason: 'ping-pong' } });
+  });
+
   it('never stops a run through a family whose break tier is off', () => {
     const tools = { search: { thresholds: { 'no-progress': { warning: 3, critical: 5, break: 0 }, repeat: { warning: 4, critical: 6, break: 0 } } } };
     const r = feed([...times(3, q), elsewhere('a'), elsewhere('b'), ...times(6, q)], { tools });
