@@ -10,6 +10,7 @@ import {
   namesAnIdentifier,
   resultDigest,
   subjectShapeHash,
+  answerNamesSubject,
   type FingerprintOptions,
 } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
@@ -143,6 +144,8 @@ export class CallEntries {
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    // Only a repeated answer needs it: one that names a name respelled is that name's, not a sweep's.
+    if (repeats && call.hasArgs && shown !== undefined) e.namesSubject = answerNamesSubject(call.args, shown, call.fingerprint);
     // Only a call told something its tool told other arguments before may be a resend in other words.
     const resent = informative && call.hasArgs && outcome !== 'empty' && this.runs.answeredOtherArgs(runKey, call.tool, call.argsHash, hash);
     // Only an ask that found nothing, one that may end a streak of them, or a resend needs its words: most calls skip them.
@@ -231,6 +234,7 @@ export class CallEntries {
       checkOutcome: undefined,
       namesFile: false,
       takesListedItem: false,
+      namesSubject: false,
     };
   }
 }

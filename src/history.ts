@@ -72,6 +72,8 @@ const KIND_WAITED = 1 << 25;
 const KIND_RETURNED = 1 << 26;
 /** The call took an item of a listing (HistoryEntry.takesListedItem): bit 27. */
 const KIND_LISTED_ITEM = 1 << 27;
+/** The answer names what the arguments named (HistoryEntry.namesSubject): bit 28. */
+const KIND_NAMES_SUBJECT = 1 << 28;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -159,6 +161,11 @@ export interface HistoryEntry {
   namesFile?: boolean;
   /** The call swapped in an item an earlier result listed (src/listed-items.ts); recorded for the answers sweeps repeat. */
   takesListedItem?: boolean;
+  /**
+   * The answer names what the arguments named (fingerprint answerNamesSubject);
+   * recorded for answers that repeat the tool's latest one.
+   */
+  namesSubject?: boolean;
 }
 
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
@@ -261,6 +268,7 @@ export class RunHistory {
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
     if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
+    if (e.namesSubject === true) kind |= KIND_NAMES_SUBJECT;
     if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
       kind |= KIND_RESULT_NEAR | (sketchShingles(e.resultSketch) << KIND_SHINGLES_SHIFT);
       sketchWords(e.resultSketch, b, o + F_RESULT_SKETCH, RESULT_SKETCH_WORDS);
@@ -641,6 +649,11 @@ export class RunHistory {
   noteAskedAgain(): void {
     const o = this.at(0);
     this.buf[o + F_TOOL_FLAGS] = this.buf[o + F_TOOL_FLAGS]! | FLAG_ASKED_AGAIN;
+  }
+
+  /** Did the answer of the call `back` steps ago name what its arguments named (see HistoryEntry.namesSubject)? */
+  namesSubject(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_SUBJECT) !== 0;
   }
 
   /** Did the call `back` steps ago come back to a page view seen earlier in the window, other than the one it was on? */

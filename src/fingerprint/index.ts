@@ -183,6 +183,47 @@ function subjectShape(value: unknown, depth: number): unknown {
   return out;
 }
 
+/**
+ * Does the answer name what the arguments named? True when a word (two or
+ * more letters and digits, one of them a letter; case folded) of a value
+ * that the subject shape makes a placeholder (a one-word value, a proper
+ * name, a file's name) is a word of `resultText` (the masked canonical
+ * result text). A tool that gives one answer to
+ * several things (a check that passes, a send that is queued) cannot name
+ * each of them; one that answers a name respelled (`Acme Corp`, `Acme
+ * Corporation EMEA`) with the record it found names it in every answer.
+ * Results longer than ECHO_MAX_CHARS are not read. Never throws.
+ */
+export function answerNamesSubject(args: unknown, resultText: string, opts?: FingerprintOptions): boolean {
+  if (resultText.length > ECHO_MAX_CHARS) return false;
+  try {
+    const names: string[] = [];
+    subjectNames(asJsonValue(args, effectiveMaxBytes(opts?.maxBytes)), 0, names);
+    if (names.length === 0) return false;
+    const said = new Set(resultText.toLowerCase().match(ECHO_WORD));
+    for (const name of names) for (const w of name.toLowerCase().match(ECHO_WORD) ?? []) if (w.length >= 2 && said.has(w)) return true;
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/** Results read for an echo at most this long: a record or a message, not a page. */
+export const ECHO_MAX_CHARS = 4_096;
+const ECHO_WORD = /[\p{L}\p{N}]*\p{L}[\p{L}\p{N}]*/gu;
+
+/** The values subjectShape makes placeholders (a file path: its file name), in walk order. */
+function subjectNames(value: unknown, depth: number, out: string[]): void {
+  if (typeof value === 'string') {
+    const shape = subjectOfText(value);
+    if (shape === SUBJECT) out.push(value);
+    else if (shape.endsWith(`/${SUBJECT}`)) out.push(value.slice(value.lastIndexOf('/') + 1));
+    return;
+  }
+  if (typeof value !== 'object' || value === null || depth >= 16) return;
+  for (const v of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) subjectNames(v, depth + 1, out);
+}
+
 /** A date (kept whole: its digits name a day, not a guess) or a run of digits (folded). */
 const DIGIT_RUNS_OUTSIDE_DATES = /\d{4}-\d{2}-\d{2}|[0-9]+/g;
 const foldDigits = (run: string): string => (run.length === 10 && run.charCodeAt(4) === 45 ? run : '0');

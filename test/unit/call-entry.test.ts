@@ -65,6 +65,13 @@ describe('CallEntries.build', () => {
     expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
   });
 
+  it('reads whether a repeated answer names what was asked, and only for a repeated answer', () => {
+    const named = { q: 'Refund' };
+    expect(builder(false).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(false);
+    expect(builder(true).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(true);
+    expect(builder(true).entries.build('r', facts({ q: 'Invoices' }), returned(LONG_ANSWER)).namesSubject).toBe(false);
+  });
+
   it('signs the words of an ask that found nothing, of one told what other arguments were told, and of any ask while one that found nothing is in the window, and of no other', () => {
     const args = { query: 'iPhone 14 news' };
     const words = argsWordSignature(args, undefined);

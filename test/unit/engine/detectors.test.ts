@@ -623,6 +623,19 @@ describe('the same answer to other words', () => {
     expect(r.firstWarning).toBeNull();
   });
 
+  it('counts a name respelled when the answer names what was asked, one call later than a question reworded', () => {
+    // One subject shape (a company's name each time), one record back: it names the company, so the names were respelled.
+    const lookup = (i: number, named: boolean) => ({ tool: 'crm_search', args: `Acme variant ${i}`, shape: 'name', result: 'Acme Corporation record', informative: true, namesSubject: named && i > 0 });
+    const r = feed(times(6, (i) => lookup(i, true)));
+    expect(r.firstWarning).toBe(5);
+    expect(r.detectors[4]).toBe('same-answer');
+    // One answer that names none of them (a vendor screened `clear`, a robot `docked`) is a sweep over different things.
+    expect(feed(times(8, (i) => lookup(i, false))).firstWarning).toBeNull();
+    // One named pair is enough for that pair; a pair that neither names ends the streak.
+    const broken = times(8, (i) => ({ ...lookup(i, true), namesSubject: i !== 3 && i !== 4 && i > 0 }));
+    expect(feed(broken).firstWarning).toBeNull();
+  });
+
   it('leaves a sweep over a listing alone: each question names the next item the run was shown', () => {
     const check = (i: number, listed: boolean) => ({ tool: 'sam_check', args: `legal name ${i}`, result: 'active, no exclusions', informative: true, takesListedItem: listed });
     expect(feed(times(6, (i) => check(i, i > 0))).firstWarning).toBeNull();

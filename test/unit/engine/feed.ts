@@ -18,6 +18,8 @@ export interface Call {
   takesListedItem?: boolean;
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
   shape?: string;
+  /** The answer names what the arguments named (the processor reads it off fingerprint answerNamesSubject). */
+  namesSubject?: boolean;
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
   text?: string;
   /** The message of a thrown failure: digested as the processor would (instead of `result`, `outcome` and `failure`). */
@@ -60,6 +62,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       namesId: c.namesId,
       namesFile: c.namesFile,
       takesListedItem: c.takesListedItem,
+      namesSubject: c.namesSubject,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       blocked: false,
       startMs: c.startMs ?? 0,

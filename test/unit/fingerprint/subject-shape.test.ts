@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { subjectShapeHash } from '../../../src/fingerprint/index.js';
+import { answerNamesSubject, canonicalize, ECHO_MAX_CHARS, subjectShapeHash } from '../../../src/fingerprint/index.js';
 
 describe('subjectShapeHash', () => {
   it('gives one shape to the same question about different named things', () => {
@@ -44,5 +44,39 @@ describe('subjectShapeHash', () => {
     cyclic.self = cyclic;
     expect(subjectShapeHash(cyclic)).toMatch(/^[0-9a-f]{16}$/);
     expect(subjectShapeHash(10n)).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('answerNamesSubject', () => {
+  const record = canonicalize({ accounts: [{ name: 'Acme Corporation', owner: 'Jaya Patel', region: 'NA' }] });
+
+  it('reads a word of a named thing in the answer, whatever its case', () => {
+    expect(answerNamesSubject({ name: 'Acme Europe' }, record)).toBe(true);
+    expect(answerNamesSubject({ name: 'ACME' }, record)).toBe(true);
+    expect(answerNamesSubject({ address: '411 W Maple Ave Apt 3B, Springfield, IL 62704' }, canonicalize({ owner_of_record: 'Maple Court Condominium Association' }))).toBe(true);
+    // A file's name, not its folder.
+    expect(answerNamesSubject({ path: 'app/handlers/invoices.py' }, canonicalize('invoices: ok'))).toBe(true);
+    expect(answerNamesSubject({ path: 'app/handlers/invoices.py' }, canonicalize('handlers: ok'))).toBe(false);
+  });
+
+  it('reads no name in one answer given to many things', () => {
+    const clear = canonicalize({ result: 'clear', lists_checked: ['OFAC SDN', 'UK HMT'], matches: [] });
+    expect(answerNamesSubject({ name: 'Northwind Traders Ltd', country: 'GB' }, clear)).toBe(false);
+    expect(answerNamesSubject({ robot: 'amr-otter' }, canonicalize({ state: 'DOCKED', battery_pct: 100 }))).toBe(false);
+  });
+
+  it('reads only the named values: free text, numbers, bare digits and single letters name nothing', () => {
+    expect(answerNamesSubject({ query: 'acme corporation renewal' }, record)).toBe(false);
+    expect(answerNamesSubject({ id: 62704, unit: '3' }, canonicalize('unit 3 of 62704'))).toBe(false);
+    expect(answerNamesSubject({ initial: 'A' }, canonicalize('a record'))).toBe(false);
+  });
+
+  it('does not read a result longer than a record', () => {
+    expect(answerNamesSubject({ name: 'Acme' }, `${'x '.repeat(ECHO_MAX_CHARS)}acme`)).toBe(false);
+  });
+
+  it('never throws', () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no'); } });
+    expect(answerNamesSubject(hostile, record)).toBe(false);
   });
 });
