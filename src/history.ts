@@ -442,7 +442,9 @@ export class RunHistory {
    * something specific, and told what its tool had already told another call
    * (the same answer, as sameResult reads it)? The run tried another way and
    * met the same answer: "nothing to commit" to another commit command,
-   * "unchanged" to another apply, the same top hit for a reworded search.
+   * "unchanged" to another apply, the same top hit for a reworded search, a
+   * page reached again through another link. Failures are the failure
+   * families' evidence, not an echo.
    */
   echoedAnswer(back: number): boolean {
     return (this.buf[this.at(back) + F_KIND]! & KIND_ECHOED) !== 0;
