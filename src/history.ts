@@ -74,6 +74,8 @@ const KIND_RETURNED = 1 << 26;
 const KIND_LISTED_ITEM = 1 << 27;
 /** The answer names what the arguments named (HistoryEntry.namesSubject): bit 28. */
 const KIND_NAMES_SUBJECT = 1 << 28;
+/** A new call told what its tool had told another call (see echoedAnswer): bit 29. */
+const KIND_ECHOED = 1 << 29;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -360,6 +362,9 @@ export class RunHistory {
     // push wrote this call's kind and flags afresh, with these bits clear.
     b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
     if (answeredBefore) b[latest + F_TOOL_FLAGS] = b[latest + F_TOOL_FLAGS]! | FLAG_ANSWERED_BEFORE;
+    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
+    const saysSomething = (toolOutcome & 3) !== OUTCOME_CODES.error && (b[latest + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+    if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[latest + F_KIND] = b[latest + F_KIND]! | KIND_ECHOED;
     for (let p = reach + 1; p <= this.periods; p++) {
       b[exact + p] = 0;
       b[norm + p] = 0;
@@ -438,6 +443,19 @@ export class RunHistory {
   /** Do the arguments of the call `back` steps ago name a file (recorded for acknowledged calls only)? */
   namesFile(back: number): boolean {
     return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_FILE) !== 0;
+  }
+
+  /**
+   * Was the call `back` steps ago new (not made before in the window), told
+   * something specific, and told what its tool had already told another call
+   * (the same answer, as sameResult reads it)? The run tried another way and
+   * met the same answer: "nothing to commit" to another commit command,
+   * "unchanged" to another apply, the same top hit for a reworded search, a
+   * page reached again through another link. Failures are the failure
+   * families' evidence, not an echo.
+   */
+  echoedAnswer(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_ECHOED) !== 0;
   }
 
   /** Did the call `back` steps ago swap in an item an earlier result listed: one step of a sweep over a listing? */

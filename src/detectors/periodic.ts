@@ -137,7 +137,7 @@ function replayedFrom(h: RunHistory): number {
   for (let distance = REPLAY_STEPS + 1; distance < h.size; distance++) {
     const steps = retakenSteps(h, distance);
     if (steps < REPLAY_STEPS || steps >= distance || steps + 1 >= h.size) continue;
-    if (!returnedByAnotherCall(h, steps) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
+    if (!h.echoedAnswer(steps) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
     return distance;
   }
   return 0;
@@ -153,11 +153,6 @@ function retakenSteps(h: RunHistory, distance: number): number {
 /** Is the call `back` steps ago the one `earlier` steps ago made again, with the same outcome and answer? */
 function retaken(h: RunHistory, back: number, earlier: number): boolean {
   return h.sameCall(back, earlier) && h.outcome(back) === h.outcome(earlier) && h.sameResult(back, earlier);
-}
-
-/** Did the call `back` steps ago, new itself, get something specific its tool had answered before? */
-function returnedByAnotherCall(h: RunHistory, back: number): boolean {
-  return h.informative(back) && !h.newAnswer(back) && !h.calledBefore(back);
 }
 
 /** Did the latest `calls` calls all get the very same result (not merely near ones)? */

@@ -15,7 +15,7 @@ export const repeat: Detector = (h, ctx, out) => {
   if (outcome === 'error' || outcome === 'pending') return;
   const floor = ctx.floor('repeat', h.toolId(0));
   // Every repeat of a result needs an occurrence, so too few occurrences cannot score: count before collecting.
-  if (h.earlierSameCalls() < floor) return;
+  if (h.earlierSameCalls() < floor - 1) return;
   // Failures are retry-storm's: a check that failed until it finally succeeded is progress.
   // Progress resets the count: occurrences before a call that got a new answer (a commit, a page) do not count.
   const seen: number[] = [0];
@@ -24,13 +24,19 @@ export const repeat: Detector = (h, ctx, out) => {
   let checks = 1;
   let gapsWithFreshWork = 0;
   let freshInGap = false;
+  let echoInGap = false;
+  let echoed = false;
   for (let back = 1; back < h.size; back++) {
     if (h.sameCall(0, back)) {
       if (h.outcome(back) !== 'error') seen.push(back);
       checks++;
       if (freshInGap) gapsWithFreshWork++;
+      echoed ||= echoInGap;
       freshInGap = false;
-    } else if (!freshInGap) {
+      echoInGap = false;
+    } else {
+      echoInGap ||= h.echoedAnswer(back);
+      if (freshInGap) continue;
       // Work done since the last check (one call of it is enough to know): a new answer, or a new command acknowledged
       // as before (an update of the next chunk). A "think" note told nothing, and neither did the same informative
       // answer to new arguments (a reworded search).
@@ -38,7 +44,10 @@ export const repeat: Detector = (h, ctx, out) => {
     }
   }
   if (gapsWithFreshWork === checks - 1) return;
-  if (seen.length - 1 < floor) return;
+  // Between two checks the run tried something new and was told what it had been told (another commit command:
+  // "nothing to commit"): the round went nowhere, and the check's count runs one occurrence ahead.
+  const ahead = echoed ? 1 : 0;
+  if (seen.length - 1 + ahead < floor) return;
   // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
   if (h.exactRun(1) + 1 >= seen.length) return;
   // A result the call never gave before is progress: nothing to count.
@@ -54,16 +63,17 @@ export const repeat: Detector = (h, ctx, out) => {
   }
   // Between two of its checks the run polled a pending job by id, or every check came at a waiting pace: it is waiting.
   const tiers = pollsAJob(h, seen[1]!) || seen.every((back) => h.spaced(back)) ? 'pending-poll' : 'repeat';
-  if (stale < ctx.floor(tiers, h.toolId(0))) return;
+  const score = stale + (tiers === 'repeat' ? ahead : 0);
+  if (score < ctx.floor(tiers, h.toolId(0))) return;
   out.push({
     detector: 'repeat',
     tiers,
-    score: stale,
+    score,
     count: seen.length,
     period: 1,
     since: h.total - seen[seen.length - 1]!,
     toolId: h.toolId(0),
     argsHash: h.argsHash(0),
-    next: sameCallAgain(h, 0, 'call', stale + 1),
+    next: sameCallAgain(h, 0, 'call', score + 1),
   });
 };

@@ -250,6 +250,19 @@ describe('repeat', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  it('runs one occurrence ahead when a new try between the checks was told what an earlier try was told', () => {
+    const check = { tool: 'bash', args: 'npx jest discount.test.ts', result: 'FAIL applies discount after tax', informative: true };
+    const commit = (i: number) => ({ tool: 'bash', args: `git commit -am 'fix ${i}'`, result: 'nothing to commit, working tree clean', informative: true });
+    const echoed = feed(times(9, (i) => (i % 2 ? commit(i) : check)));
+    // The 4th check: the 2nd commit command met the 1st one's answer, so the round went nowhere.
+    expect(echoed.firstWarning).toBe(7);
+    expect(echoed.detectors[6]).toBe('repeat');
+    // Each try answered anew (a sha) is new work: a check after each is verification.
+    expect(feed(times(9, (i) => (i % 2 ? { ...commit(i), result: `sha ${i}` } : check))).firstWarning).toBeNull();
+    // A try answered as before but saying nothing specific (a bare "ok") is no echo: the count is not ahead.
+    expect(feed(times(9, (i) => (i % 2 ? { ...commit(i), result: 'ok', informative: false } : check))).firstWarning).toBeNull();
+  });
+
   it('does not flag a repeated call whose results keep changing (reading a growing log)', () => {
     const calls = times(30, (i) => (i % 2 ? { tool: 'read_log', args: 'build.log', result: `lines ${i}` } : { tool: 'wait', args: `${i}`, result: 'ok' }));
     expect(feed(calls).firstWarning).toBeNull();
