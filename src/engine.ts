@@ -199,7 +199,7 @@ export class LoopEngine {
     const ctx = this.detectorContext;
     ctx.tokens = run.tokens;
     for (const detect of this.detectors) detect(h, ctx, found);
-    const { ranked, rank: judgedRank, armed } = this.policy.judge(found, this.toolName);
+    const { ranked, rank: judgedRank, armed, period } = this.policy.judge(found, this.toolName);
     run.armed = armed.length === 0 ? NONE_ARMED : armed;
     if (judgedRank === 0) {
       run.flagged?.quiet();
@@ -207,7 +207,7 @@ export class LoopEngine {
     }
 
     const top = ranked[0]!;
-    const ignored = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judgedRank === LEVEL_RANK.critical, top.period);
+    const ignored = (run.flagged ??= new FlaggedCalls()).flag(toolId, entry.argsHash, h.total, judgedRank === LEVEL_RANK.critical, period);
     const rank = ignored ? this.policy.onIgnored(judgedRank, top, this.tools.name(top.toolId)) : judgedRank;
     const level = RANKED_LEVELS[rank]!;
     const notify = this.shouldNotify(run, top, rank);

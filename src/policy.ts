@@ -43,7 +43,18 @@ export interface Decision {
 
 export const NO_DECISION: Decision = Object.freeze({ step: 0, level: undefined, evidence: [], notify: false }) as Decision;
 
-const NOTHING: { ranked: Evidence[]; rank: number; armed: Armed[] } = Object.freeze({ ranked: [], rank: 0, armed: [] }) as never;
+/** The policy's reading of one call's evidence. */
+export interface Judgement {
+  /** Evidence at warning or above, strongest first. */
+  ranked: Evidence[];
+  /** The highest rank reached (0: none). */
+  rank: number;
+  armed: Armed[];
+  /** The longest period among the patterns at that rank: a cycle seen there outweighs a repeat of its single call. */
+  period: number;
+}
+
+const NOTHING: Judgement = Object.freeze({ ranked: [], rank: 0, armed: [], period: 0 }) as never;
 
 export class Policy {
   private readonly floors = new WeakMap<Thresholds, number>();
@@ -137,7 +148,7 @@ export class Policy {
    * call would reach critical or break: that next call is blocked (or the run
    * stopped) before it executes.
    */
-  judge(evidence: Evidence[], toolName: (id: number) => string): { ranked: Evidence[]; rank: number; armed: Armed[] } {
+  judge(evidence: Evidence[], toolName: (id: number) => string): Judgement {
     // Most calls have no evidence at all: no arrays for them.
     if (evidence.length === 0) return NOTHING;
     const ranked: Array<{ e: Evidence; rank: number }> = [];
@@ -157,6 +168,8 @@ export class Policy {
       }
     }
     ranked.sort((a, b) => b.rank - a.rank || b.e.score - a.e.score);
-    return { ranked: ranked.map((r) => r.e), rank: top, armed };
+    let period = 0;
+    for (const r of ranked) if (r.rank === top && r.e.period > period) period = r.e.period;
+    return { ranked: ranked.map((r) => r.e), rank: top, armed, period };
   }
 }
