@@ -16,7 +16,9 @@ import { exitReason, isTurnLimitError, type ExitReason } from '../src/exit-reaso
 import type { CallEnd, CallFacts, ResultClassifier } from '../src/call-entry.js';
 import { fingerprintArgs } from '../src/fingerprint/index.js';
 import type { Decision } from '../src/policy.js';
-import { ACTION_BLOCK, ACTION_BREAK, inputSeen, NAME_ONLY_ARGS, unrecordedResult, type GuardHost } from '../src/processor.js';
+import type { GuardHost } from '../src/guard-host.js';
+import { ACTION_BLOCK, ACTION_BREAK } from '../src/span-annotations.js';
+import { inputSeen, NAME_ONLY_ARGS, unrecordedResult } from '../src/span-call.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import { isOutcome, type Level, type Outcome } from '../src/types.js';
