@@ -9,7 +9,7 @@ import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import { captureAttribute, type ResolvedCapture } from './capture.js';
 import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
-import type { LoopEvent } from './guard.js';
+import type { LoopEvent } from './loop-event.js';
 
 /** One model response as a framework adapter saw it in process. */
 export interface ModelResponse {
