@@ -1,13 +1,13 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { isLoopGuardVerdictError, LoopBreakError, type LoopEvidence } from '../src/breaker.js';
 import { COMPLETION_GATE, MODEL_TOOL, type RunVerdict } from '../src/engine.js';
 import { verifyMessage } from '../src/completion-gate.js';
-import { exitReason, isTurnLimitError, type ExitReason } from '../src/exit-reason.js';
 import type { Decision } from '../src/policy.js';
 import type { GuardHost } from '../src/guard-host.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import type { Outcome } from '../src/types.js';
+import { AgentRuns, type CompleteEvent, type OpenRun, type RunHandle, type RunOptions } from './agent-run.js';
 import { appendNudge } from './append-nudge.js';
 import { resolveCapture, type CaptureOptions } from './capture.js';
 import { REGISTER_DEFAULTS } from './defaults.js';
@@ -19,18 +19,6 @@ import { markBroken, NOT_REFUSED, VerdictActions, type NotExecutedResult } from 
 
 export type { LoopAction } from './loop-action.js';
 export type { ModelResponse, ModelResponseInfo } from './model-turn.js';
-
-/** What `onComplete` receives when a run ends. */
-export interface CompleteEvent {
-  runKey: string;
-  traceId: string;
-  /** Why the run ended (`loopguard.run.exit_reason`). */
-  exitReason: ExitReason;
-  /** Subjects of failed checks no later success cleared (`service://…`, `test://…`, `file://…`); empty when none. */
-  unresolved: string[];
-  /** The run's final verdict; undefined when it made no tool call. */
-  verdict: RunVerdict | undefined;
-}
 
 export interface GuardOptions {
   /**
@@ -49,30 +37,6 @@ export interface GuardOptions {
   captureContent?: boolean | CaptureOptions;
   /** Decides a result's outcome class before the built-in rules (return undefined to fall through). */
   classifyResult?: (tool: string, result: unknown) => Outcome | undefined;
-}
-
-export interface RunOptions {
-  /** Sets `gen_ai.conversation.id`: calls of several traces with the same id are one run. */
-  conversationId?: string;
-  /** Sets `gen_ai.agent.name`, the name of the agent doing the run (the run's own name is `loopguard.run.name`). */
-  agentName?: string;
-  /** This run's output-token budget, instead of the `maxOutputTokens` option (sets `loopguard.run.max_output_tokens`). */
-  maxOutputTokens?: number;
-  attributes?: Attributes;
-}
-
-/** A run in progress or finished: what `guard.run()` hands its function. */
-export interface RunHandle {
-  /** The key the run's calls are compared under: its conversation id, else its trace id. */
-  readonly runKey: string;
-  /** The run's verdict so far; once the run is over, its final verdict. undefined before its first tool call. */
-  verdict(): RunVerdict | undefined;
-}
-
-/** A run opened with `startRun`: code run inside `context` belongs to it, `end` closes it. */
-export interface OpenRun extends RunHandle {
-  readonly context: Context;
-  end(error?: unknown): void;
 }
 
 /** What the guard may do to the tracer provider behind it. */
@@ -108,20 +72,20 @@ export class Guard {
    * preloads the installed frameworks, so they are patched before `register()` returns and nothing needs to wait for this.
    */
   ready: Promise<void> = Promise.resolve();
-  private readonly tracer: Tracer;
   private readonly options: GuardOptions;
   private readonly lifecycle: ProviderLifecycle;
   private readonly modelTurns: ModelTurns;
   private readonly calls: ToolCalls;
   private readonly loop: LoopEvents;
   private readonly actions: VerdictActions;
+  private readonly runs: AgentRuns;
 
   constructor(tracer: Tracer, processor: GuardHost, options: GuardOptions, lifecycle: ProviderLifecycle) {
-    this.tracer = tracer;
     this.processor = processor;
     this.options = options;
     const capture = resolveCapture(options.captureContent ?? REGISTER_DEFAULTS.captureContent);
     this.lifecycle = lifecycle;
+    this.runs = new AgentRuns({ tracer, host: processor, options });
     this.calls = new ToolCalls({ tracer, host: processor, capture, options });
     this.loop = new LoopEvents(options, processor.errors, capture);
     this.actions = new VerdictActions({ host: processor, calls: this.calls, loop: this.loop, capture, options });
@@ -162,36 +126,7 @@ export class Guard {
    * once, with the error if it failed.
    */
   startRun(name: string, options: RunOptions = {}): OpenRun {
-    // A run id is not an agent name: the name given here goes to loopguard.run.name.
-    const attributes: Attributes = {
-      [sc.ATTR_GEN_AI_OPERATION_NAME]: sc.GEN_AI_OPERATION_INVOKE_AGENT,
-      [sc.ATTR_LOOPGUARD_RUN_NAME]: name,
-      ...options.attributes,
-    };
-    if (options.agentName !== undefined) attributes[sc.ATTR_GEN_AI_AGENT_NAME] = options.agentName;
-    if (options.conversationId !== undefined) attributes[sc.ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
-    if (options.maxOutputTokens !== undefined) attributes[sc.ATTR_LOOPGUARD_RUN_MAX_OUTPUT_TOKENS] = options.maxOutputTokens;
-    const span = this.tracer.startSpan(`${sc.GEN_AI_OPERATION_INVOKE_AGENT} ${name}`, { root: true, kind: SpanKind.INTERNAL, attributes });
-    const shaped = span as Span & Partial<SpanShape>;
-    const runKey = (shaped.attributes ? this.processor.runKeyOf(shaped as SpanShape) : undefined) ?? span.spanContext().traceId;
-    const processor = this.processor;
-    const complete = (error: unknown) => this.complete(span as Span & Partial<SpanShape>, runKey, error);
-    let ended = false;
-    return {
-      runKey,
-      context: trace.setSpan(context.active(), span),
-      verdict: () => processor.verdict(runKey),
-      end(error?: unknown) {
-        if (ended) return;
-        ended = true;
-        if (error !== undefined) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-          span.setAttribute(sc.ATTR_ERROR_TYPE, error instanceof Error ? error.name : typeof error);
-        }
-        span.end();
-        complete(error);
-      },
-    };
+    return this.runs.start(name, options);
   }
 
   /**
@@ -231,26 +166,6 @@ export class Guard {
   reachTurnLimit(): void {
     const runKey = this.activeRunKey();
     if (runKey !== undefined) this.processor.errors.run('recording the turn limit failed', () => this.processor.reachTurnLimit(runKey), undefined);
-  }
-
-  /** Tells `onComplete` why the run whose root span just ended ended. */
-  private complete(span: Span & Partial<SpanShape>, runKey: string, error: unknown): void {
-    const onComplete = this.options.onComplete;
-    if (!onComplete) return;
-    const errors = this.processor.errors;
-    const event = errors.run(
-      'building the onComplete event failed',
-      (): CompleteEvent => {
-        const verdict = this.processor.verdict(runKey);
-        const stamped = span.attributes?.[sc.ATTR_LOOPGUARD_RUN_EXIT_REASON];
-        const name = error instanceof Error ? error.name : undefined;
-        // A run without tool calls is not summarised on its span: its reason follows from how it ended.
-        const reason = typeof stamped === 'string' ? (stamped as ExitReason) : exitReason(null, { failed: error !== undefined, aborted: name === 'AbortError', turnLimit: isTurnLimitError(name) });
-        return { runKey, traceId: span.spanContext().traceId, exitReason: reason, unresolved: verdict?.unresolved ?? [], verdict };
-      },
-      undefined,
-    );
-    if (event) void errors.runAsync('onComplete threw', async () => onComplete(event), undefined);
   }
 
   /**

@@ -3,15 +3,12 @@ export { REGISTER_DEFAULTS } from './defaults.js';
 export {
   Guard,
   type GuardedTool,
-  type CompleteEvent,
   type GuardOptions,
   type LoopAction,
   type ModelResponse,
   type ModelResponseInfo,
-  type OpenRun,
-  type RunHandle,
-  type RunOptions,
 } from './guard.js';
+export type { CompleteEvent, OpenRun, RunHandle, RunOptions } from './agent-run.js';
 export { appendNudge } from './append-nudge.js';
 export type { LoopEvent } from './loop-event.js';
 export type { ToolCallInfo } from './tool-call.js';

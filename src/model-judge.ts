@@ -1,5 +1,4 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { ModelEvidence } from './detectors/model-turns.js';
 import { MODEL_TOOL, type LoopEngine, type ModelDecision } from './engine.js';
 import type { InternalErrors } from './internal-errors.js';
 import { readModelTurn, type ModelResponse } from './model-span.js';
