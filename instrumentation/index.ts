@@ -2,21 +2,17 @@ export { register, type RegisterOptions, type ExporterChoice } from './register.
 export { REGISTER_DEFAULTS } from './defaults.js';
 export {
   Guard,
-  appendNudge,
-  isNotExecuted,
   type GuardedTool,
-  type CompleteEvent,
   type GuardOptions,
   type LoopAction,
-  type LoopEvent,
   type ModelResponse,
   type ModelResponseInfo,
-  type NotExecutedResult,
-  type OpenRun,
-  type RunHandle,
-  type RunOptions,
-  type ToolCallInfo,
 } from './guard.js';
+export type { CompleteEvent, OpenRun, RunHandle, RunOptions } from './agent-run.js';
+export { appendNudge } from './append-nudge.js';
+export type { LoopEvent } from './loop-event.js';
+export type { ToolCallInfo } from './tool-call.js';
+export { isNotExecuted, type NotExecutedResult } from './verdict-actions.js';
 export type { CaptureOptions } from './capture.js';
 export { setToolOutcome } from './outcome.js';
 export {

@@ -3,12 +3,13 @@ import { LoopBreakError, type LoopEvidence } from '../src/breaker.js';
 import type { ModelEvidence } from '../src/detectors/model-turns.js';
 import { MODEL_TOOL } from '../src/engine.js';
 import { outputTextAttributes, readModelTurn } from '../src/model-span.js';
-import type { GuardHost, ModelJudgement } from '../src/processor.js';
+import type { GuardHost } from '../src/guard-host.js';
+import type { ModelJudgement } from '../src/model-judge.js';
 import * as sc from '../src/semconv.js';
 import type { SpanShape } from '../src/span-shape.js';
 import { captureAttribute, type ResolvedCapture } from './capture.js';
 import { decideAction, defaultAction, type LoopAction } from './loop-action.js';
-import type { LoopEvent } from './guard.js';
+import type { LoopEvent } from './loop-event.js';
 
 /** One model response as a framework adapter saw it in process. */
 export interface ModelResponse {

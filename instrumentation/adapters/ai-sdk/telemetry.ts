@@ -3,7 +3,7 @@ import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { guardToolSet } from './v6-tools.js';
 import { context } from '@opentelemetry/api';
-import type { OpenRun } from '../../guard.js';
+import type { OpenRun } from '../../agent-run.js';
 import { openAutoRun } from '../shared/auto-run.js';
 import { activeModelSpan, deliverToPrompt, recordModelCall } from './model-turns.js';
 import type { Span } from '@opentelemetry/api';

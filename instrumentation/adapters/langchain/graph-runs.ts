@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
 import { isWrapped } from '@opentelemetry/instrumentation';
-import type { OpenRun } from '../../guard.js';
+import type { OpenRun } from '../../agent-run.js';
 import { idOf, openAutoRun, withAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 import { gateInvocation } from '../shared/completion-gate.js';

@@ -12,7 +12,7 @@ import { ATTR_LOOPGUARD_FRAMEWORK, insideGuardedToolCall, isNotExecuted } from '
 import { EnabledInstances } from '../shared/guard-like.js';
 import type { LoopguardInstrumentationConfig } from '../shared/guard-like.js';
 import { requireIfInstalled, withModule } from '../shared/load.js';
-import type { OpenRun } from '../../guard.js';
+import type { OpenRun } from '../../agent-run.js';
 import { idOf, openAutoRun } from '../shared/auto-run.js';
 import type { ToolCallGuard } from '../shared/guard-like.js';
 

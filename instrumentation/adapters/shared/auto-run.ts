@@ -1,5 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
-import type { OpenRun, RunOptions } from '../../guard.js';
+import type { OpenRun, RunOptions } from '../../agent-run.js';
 import type { ToolCallGuard } from './guard-like.js';
 
 /**

@@ -3,7 +3,8 @@ import type { Attributes, SpanKind } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { ATTR_LOOPGUARD_ARGS_HASH } from '../../../src/semconv.js';
 import type { LoopBreakError } from '../../../src/breaker.js';
-import type { ModelResponse, ModelResponseInfo, OpenRun, RunOptions } from '../../guard.js';
+import type { OpenRun, RunOptions } from '../../agent-run.js';
+import type { ModelResponse, ModelResponseInfo } from '../../guard.js';
 
 /** The part of `Guard` an adapter uses: every framework tool call goes through `callTool`. */
 export interface ToolCallGuard {
