@@ -8,6 +8,7 @@ import {
   hashText,
   pageStateHash,
   namesAnIdentifier,
+  pendingAnswerShape,
   resultDigest,
   subjectShapeHash,
   answerNamesSubject,
@@ -144,6 +145,8 @@ export class CallEntries {
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    // Only pending answers need it: a submission sent again is answered alike but for the reference it is handed.
+    if (outcome === 'pending' && shown !== undefined) e.pendingShape = pendingAnswerShape(shown);
     // Only a repeated answer needs it: one that names a name respelled is that name's, not a sweep's.
     if (repeats && call.hasArgs && shown !== undefined) e.namesSubject = answerNamesSubject(call.args, shown, call.fingerprint);
     // Only a call told something its tool told other arguments before may be a resend in other words.
@@ -235,6 +238,7 @@ export class CallEntries {
       namesFile: false,
       takesListedItem: false,
       namesSubject: false,
+      pendingShape: undefined,
     };
   }
 }

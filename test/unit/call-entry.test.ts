@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../../src/call-entry.js';
 import type { Continuation } from '../../src/detectors/index.js';
-import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
+import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, pendingAnswerShape, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
 import { InternalErrors } from '../../src/internal-errors.js';
 import { ListedItems } from '../../src/listed-items.js';
 import type { Outcome } from '../../src/types.js';
@@ -122,6 +122,14 @@ describe('CallEntries.build', () => {
     const { entries } = builder();
     expect(entries.build('r', facts({ jobId: 'job-8812' }), returned({ status: 'queued' })).namesId).toBe(true);
     expect(entries.build('r', facts({ report: 'sales' }), returned({ status: 'queued' })).namesId).toBe(false);
+  });
+
+  it('gives a pending answer read as text its handle-folded shape, and no other answer one', () => {
+    const { entries } = builder();
+    const queued = (ref: string, outcome: Outcome) => entries.build('r', facts({ report: 'sales' }), returned({ reference: ref, status: 'queued' }, outcome)).pendingShape;
+    expect(queued('EXP-20261130-0412', 'pending')).toBe(pendingAnswerShape(resultDigest({ reference: 'EXP-20261130-0413', status: 'queued' }).text));
+    expect(queued('EXP-20261130-0412', 'ok')).toBeUndefined();
+    expect(entries.build('r', facts({}), { kind: 'hashed', resultHash: 'a'.repeat(16), outcome: 'pending' }).pendingShape).toBeUndefined();
   });
 
   it('hashes a failure by its type and message, and takes a hash made elsewhere as it is', () => {
