@@ -11,7 +11,12 @@ const LONG_ANSWER = 'The refund policy allows returns within thirty days of deli
 function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true, answeredOther = false) {
   const caught: unknown[] = [];
   const listed = new ListedItems();
+  let handles: readonly string[] = [];
   const lookup: RunLookup = {
+    handedHandles: () => handles,
+    noteHandles: (_run, h) => {
+      handles = h;
+    },
     repeatsLastAnswer: () => repeats,
     answeredOtherArgs: () => answeredOther,
     subjectRule,
@@ -130,6 +135,20 @@ describe('CallEntries.build', () => {
     expect(queued('EXP-20261130-0412', 'pending')).toBe(pendingAnswerShape(resultDigest({ reference: 'EXP-20261130-0413', status: 'queued' }).text));
     expect(queued('EXP-20261130-0412', 'ok')).toBeUndefined();
     expect(entries.build('r', facts({}), { kind: 'hashed', resultHash: 'a'.repeat(16), outcome: 'pending' }).pendingShape).toBeUndefined();
+  });
+
+  it('reads a call that passes back the handle a pending answer handed the run through <h>', () => {
+    const { entries } = builder();
+    const check = (handle: string) => entries.build('r', facts({ statementHandle: handle }), returned({ status: 'running' })).normArgsHash;
+    const before = check('01b8f2d1-0603-4f2e');
+    expect(before).toBe(fingerprintArgs({ statementHandle: '01b8f2d1-0603-4f2e' }).normArgsHash);
+    entries.build('r', facts({ sql: 'select 1' }), returned({ statementHandle: '01b8f2d1-0603-4f2e' }, 'pending'));
+    const first = check('01b8f2d1-0603-4f2e');
+    entries.build('r', facts({ sql: 'select 1' }), returned({ statementHandle: '01b8f2d2-0603-4f2e' }, 'pending'));
+    expect(check('01b8f2d2-0603-4f2e')).toBe(first);
+    expect(first).not.toBe(before);
+    // A handle no pending answer handed is the call's own.
+    expect(check('01b8f2d1-0603-4f2e')).toBe(before);
   });
 
   it('hashes a failure by its type and message, and takes a hash made elsewhere as it is', () => {

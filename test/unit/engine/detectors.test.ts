@@ -494,6 +494,21 @@ describe('waiting on a job', () => {
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
   });
 
+  it('reads a round that submits the work again, checks it by id and cancels it as a cycle, not as waiting', () => {
+    // Each round passes back the handle the submission was handed: the same step through <h> (norm), other bytes.
+    const round = (i: number) => [
+      { tool: 'submit', args: 'select 1', result: 'in progress', outcome: 'pending' as const },
+      { tool: 'status', args: `h${i}`, norm: '<h>', result: 'in progress', outcome: 'pending' as const, namesId: true },
+      { tool: 'cancel', args: `h${i}`, norm: '<h>', result: 'canceled' },
+    ];
+    const r = feed([0, 1, 2].flatMap(round));
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('semantic-repeat');
+    // Without the submission in each round, checking the job by id between other steps is waiting.
+    const waiting = feed([0, 1, 2].flatMap((i) => round(i).slice(1)));
+    expect(waiting.firstWarning).toBeNull();
+  });
+
   it('does not call sleep/poll alternation a ping-pong', () => {
     const calls = times(12, (i) => (i % 2 ? poll : { tool: 'sleep', args: '60', result: 'slept 60' }));
     expect(feed(calls).firstWarning).toBeNull();
