@@ -8,6 +8,10 @@ import {
   hashText,
   pageStateHash,
   namesAnIdentifier,
+  pendingAnswerShape,
+  handlesIn,
+  threadHandles,
+  canonicalize,
   resultDigest,
   subjectShapeHash,
   answerNamesSubject,
@@ -70,6 +74,9 @@ export interface RunLookup {
   foundNothingLately(runKey: string): boolean;
   /** What the run was shown (src/listed-items.ts), for the call about to be recorded. */
   listedItems(runKey: string): ListedItems;
+  /** The handles the run's latest pending answer handed it, and noting new ones. */
+  handedHandles(runKey: string): readonly string[];
+  noteHandles(runKey: string, handles: readonly string[]): void;
   /** Is the completion gate on? Off, no call needs its subjects or its exit code read. */
   readonly gateOn: boolean;
 }
@@ -144,6 +151,14 @@ export class CallEntries {
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
     const e = this.entry(call, hash, outcome, call.blocked, shape, informative, namesId);
+    // Only pending answers need it: a submission sent again is answered alike but for the reference it is handed.
+    if (outcome === 'pending' && shown !== undefined) e.pendingShape = pendingAnswerShape(shown);
+    // A call passing back a handle an answer handed the run (a statement handle, a new job id) is the same step whatever
+    // the handle: read through <h>, a submit/check/cancel round redone with each new handle is the same round again.
+    const handles = this.runs.handedHandles(runKey);
+    const threaded = handles.length > 0 && call.argsText !== undefined ? threadHandles(call.argsText, handles) : undefined;
+    if (threaded !== undefined) e.normArgsHash = hashText(threaded);
+    if (outcome === 'pending' && end.kind === 'returned') this.runs.noteHandles(runKey, handlesIn(canonicalize(end.result)));
     // Only a repeated answer needs it: one that names a name respelled is that name's, not a sweep's.
     if (repeats && call.hasArgs && shown !== undefined) e.namesSubject = answerNamesSubject(call.args, shown, call.fingerprint);
     // Only a call told something its tool told other arguments before may be a resend in other words.
@@ -235,6 +250,7 @@ export class CallEntries {
       namesFile: false,
       takesListedItem: false,
       namesSubject: false,
+      pendingShape: undefined,
     };
   }
 }

@@ -81,6 +81,8 @@ class RunState {
   listed: ListedItems | undefined;
   /** The calls the run drew verdicts on, once it has drawn one. */
   flagged: FlaggedCalls | undefined;
+  /** The handles the run's latest pending answer handed it (fingerprint handlesIn). */
+  handles: readonly string[] = NO_HANDLES;
 
   constructor(window: number) {
     this.history = new RunHistory(window);
@@ -88,6 +90,7 @@ class RunState {
 }
 
 const NONE_ARMED: Armed[] = [];
+const NO_HANDLES: readonly string[] = [];
 
 /** The lowest of tiers where 0 is off; 0 when all are. */
 function lowestActive(...tiers: number[]): number {
@@ -319,6 +322,16 @@ export class LoopEngine {
     const text = run?.notice;
     if (run) run.notice = undefined;
     return text;
+  }
+
+  /** The handles the run's latest pending answer handed it. */
+  handedHandles(runKey: string): readonly string[] {
+    return this.runs.get(runKey)?.handles ?? NO_HANDLES;
+  }
+
+  /** A pending answer handed the run these handles (they replace the last answer's). */
+  noteHandles(runKey: string, handles: readonly string[]): void {
+    (this.runs.get(runKey) ?? this.touch(runKey)).handles = handles;
   }
 
   /** The call being built is about to be recorded: a run's first call (often the listing itself) opens it here. */

@@ -76,6 +76,8 @@ const KIND_LISTED_ITEM = 1 << 27;
 const KIND_NAMES_SUBJECT = 1 << 28;
 /** A new call told what its tool had told another call (see echoedAnswer): bit 29. */
 const KIND_ECHOED = 1 << 29;
+/** A pending answer that repeats, apart from its fresh handle, the one the same call got just before (see resubmitted): bit 31. */
+const KIND_RESUBMITTED = (1 << 31) >>> 0;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -168,6 +170,11 @@ export interface HistoryEntry {
    * recorded for answers that repeat the tool's latest one.
    */
   namesSubject?: boolean;
+  /**
+   * Hash of a pending answer's masked text with handle-like tokens folded
+   * (fingerprint pendingAnswerShape); recorded for pending answers only.
+   */
+  pendingShape?: string | undefined;
 }
 
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
@@ -215,6 +222,8 @@ export class RunHistory {
   /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
   private sameCallsStep = 0;
   private sameCalls = 0;
+  /** 32 bits of the latest call's pending answer shape (HistoryEntry.pendingShape, never 0), or 0 when it had none. */
+  private lastPendingShape = 0;
   readonly window: number;
   readonly periods: number;
   private readonly buf: Uint32Array;
@@ -271,6 +280,10 @@ export class RunHistory {
     if (waited) kind |= KIND_WAITED;
     if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
     if (e.namesSubject === true) kind |= KIND_NAMES_SUBJECT;
+    // A refused call stands for the repeat it prevented, pending answer shape and all.
+    const pendingShape = e.blocked ? (e.outcome === 'pending' ? this.lastPendingShape : 0) : e.pendingShape === undefined ? 0 : hi(e.pendingShape) || 1;
+    if (pendingShape !== 0 && pendingShape === this.lastPendingShape && this.sameCall(0, 1)) kind |= KIND_RESUBMITTED;
+    this.lastPendingShape = pendingShape;
     if (e.resultSketch !== undefined && comparableByNearness(e.resultSketch)) {
       kind |= KIND_RESULT_NEAR | (sketchShingles(e.resultSketch) << KIND_SHINGLES_SHIFT);
       sketchWords(e.resultSketch, b, o + F_RESULT_SKETCH, RESULT_SKETCH_WORDS);
@@ -456,6 +469,17 @@ export class RunHistory {
    */
   echoedAnswer(back: number): boolean {
     return (this.buf[this.at(back) + F_KIND]! & KIND_ECHOED) !== 0;
+  }
+
+  /**
+   * Was the call `back` steps ago made again right after itself and answered
+   * "pending" as before apart from the handle each answer carries (a new
+   * export reference, a new payer reference)? The work was submitted anew,
+   * not checked on: each fresh reference reads as a new answer, and none is
+   * progress.
+   */
+  resubmitted(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_RESUBMITTED) !== 0;
   }
 
   /** Did the call `back` steps ago swap in an item an earlier result listed: one step of a sweep over a listing? */

@@ -59,7 +59,8 @@ export const periodic: Detector = (h, ctx, out) => {
     const family: TieredDetector = p === 2 ? 'ping-pong' : 'cycle';
     // Checking on a job by its id between other steps (sleep, poll, sleep, poll), or a period that waits half a minute
     // (retry, sleep 90, retry), is waiting.
-    const tiers: TieredDetector = pollsAJob(h, p) || waitsEachPeriod(h, p) ? 'pending-poll' : family;
+    // A period that also submits the work again (a pending answer to a call naming no job) is not waiting for it.
+    const tiers: TieredDetector = (pollsAJob(h, p) && !resubmitsAJob(h, p)) || waitsEachPeriod(h, p) ? 'pending-poll' : family;
     const exact = h.exactRun(p) >= run;
     const periods = 1 + run / p;
     // A write refused by the breaker is recorded with the receipt it repeats, so the write and its read-back look
@@ -187,6 +188,12 @@ function waitsEachPeriod(h: RunHistory, p: number): boolean {
 /** Does one of the latest `calls` calls check on a pending job by its id? */
 export function pollsAJob(h: RunHistory, calls: number): boolean {
   for (let back = 0; back < calls && back < h.size; back++) if (h.outcome(back) === 'pending' && h.namesId(back)) return true;
+  return false;
+}
+
+/** Does one of the latest `calls` calls submit a job: answered pending, naming none by id? */
+function resubmitsAJob(h: RunHistory, calls: number): boolean {
+  for (let back = 0; back < calls && back < h.size; back++) if (h.outcome(back) === 'pending' && !h.namesId(back)) return true;
   return false;
 }
 

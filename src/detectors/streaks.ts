@@ -9,10 +9,19 @@ import { filler } from './interleaved.js';
  * most one window and stop at the first call that breaks the streak.
  */
 
-/** Back-to-back calls identical to the latest one that all ended with `outcome` (and, when asked, gave the same answer). */
+/**
+ * Back-to-back calls identical to the latest one that all ended with
+ * `outcome` (and, when asked, gave the same answer: equal, or, call after
+ * call, a pending answer given again with a fresh handle: RunHistory.resubmitted).
+ */
 function sameCallStreak(h: RunHistory, outcome: Outcome, sameResult: boolean): number {
   let n = 1;
-  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome && (!sameResult || h.sameResult(0, n))) n++;
+  let resubmitted = true;
+  while (n < h.size && h.sameCall(0, n) && h.outcome(n) === outcome) {
+    resubmitted &&= h.resubmitted(n - 1);
+    if (sameResult && !resubmitted && !h.sameResult(0, n)) break;
+    n++;
+  }
   return n;
 }
 
@@ -44,7 +53,9 @@ export const retryStorm: Detector = (h, ctx, out) => {
 /**
  * `pending-resubmit`: a call that answered "pending" sent again and again
  * instead of waited for, getting the same answer (fresh job ids and
- * timestamps are masked, so a resubmission looks the same). A status poll
+ * timestamps are masked, so a resubmission looks the same; an answer that
+ * differs only in the handle each submission is handed is the same too:
+ * RunHistory.resubmitted). A status poll
  * whose progress moves is not counted: its results differ. A call that names
  * its job by id checks on work that exists, repeats each made half a minute
  * or more after the last wait between checks, and a call whose earlier
@@ -67,7 +78,7 @@ export const pendingResubmit: Detector = (h, ctx, out) => {
 function answeredPendingOtherwise(h: RunHistory, n: number): boolean {
   let changes = 0;
   for (let back = n; back < h.size && h.sameCall(0, back) && h.outcome(back) === 'pending'; back++) {
-    if (!h.sameResult(back - 1, back) && ++changes >= 2) return true;
+    if (!h.sameResult(back - 1, back) && !h.resubmitted(back - 1) && ++changes >= 2) return true;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../../src/call-entry.js';
 import type { Continuation } from '../../src/detectors/index.js';
-import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
+import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, pendingAnswerShape, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
 import { InternalErrors } from '../../src/internal-errors.js';
 import { ListedItems } from '../../src/listed-items.js';
 import type { Outcome } from '../../src/types.js';
@@ -11,7 +11,12 @@ const LONG_ANSWER = 'The refund policy allows returns within thirty days of deli
 function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true, answeredOther = false) {
   const caught: unknown[] = [];
   const listed = new ListedItems();
+  let handles: readonly string[] = [];
   const lookup: RunLookup = {
+    handedHandles: () => handles,
+    noteHandles: (_run, h) => {
+      handles = h;
+    },
     repeatsLastAnswer: () => repeats,
     answeredOtherArgs: () => answeredOther,
     subjectRule,
@@ -122,6 +127,28 @@ describe('CallEntries.build', () => {
     const { entries } = builder();
     expect(entries.build('r', facts({ jobId: 'job-8812' }), returned({ status: 'queued' })).namesId).toBe(true);
     expect(entries.build('r', facts({ report: 'sales' }), returned({ status: 'queued' })).namesId).toBe(false);
+  });
+
+  it('gives a pending answer read as text its handle-folded shape, and no other answer one', () => {
+    const { entries } = builder();
+    const queued = (ref: string, outcome: Outcome) => entries.build('r', facts({ report: 'sales' }), returned({ reference: ref, status: 'queued' }, outcome)).pendingShape;
+    expect(queued('EXP-20261130-0412', 'pending')).toBe(pendingAnswerShape(resultDigest({ reference: 'EXP-20261130-0413', status: 'queued' }).text));
+    expect(queued('EXP-20261130-0412', 'ok')).toBeUndefined();
+    expect(entries.build('r', facts({}), { kind: 'hashed', resultHash: 'a'.repeat(16), outcome: 'pending' }).pendingShape).toBeUndefined();
+  });
+
+  it('reads a call that passes back the handle a pending answer handed the run through <h>', () => {
+    const { entries } = builder();
+    const check = (handle: string) => entries.build('r', facts({ statementHandle: handle }), returned({ status: 'running' })).normArgsHash;
+    const before = check('01b8f2d1-0603-4f2e');
+    expect(before).toBe(fingerprintArgs({ statementHandle: '01b8f2d1-0603-4f2e' }).normArgsHash);
+    entries.build('r', facts({ sql: 'select 1' }), returned({ statementHandle: '01b8f2d1-0603-4f2e' }, 'pending'));
+    const first = check('01b8f2d1-0603-4f2e');
+    entries.build('r', facts({ sql: 'select 1' }), returned({ statementHandle: '01b8f2d2-0603-4f2e' }, 'pending'));
+    expect(check('01b8f2d2-0603-4f2e')).toBe(first);
+    expect(first).not.toBe(before);
+    // A handle no pending answer handed is the call's own.
+    expect(check('01b8f2d1-0603-4f2e')).toBe(before);
   });
 
   it('hashes a failure by its type and message, and takes a hash made elsewhere as it is', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, textSketch } from '../../../src/fingerprint/index.js';
+import { canonicalize, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { sketchSimilarity } from '../../../src/fingerprint/sketch.js';
 import { feed, times, type Call } from './feed.js';
 
@@ -443,6 +443,30 @@ describe('pending-resubmit', () => {
     const stuck = feed(times(6, (i) => ({ tool: 'send_input', args: '', result: i === 0 ? 'prompt: select area' : 'no new output', outcome: 'pending' as const })));
     expect(stuck.detectors[3]).toBe('pending-resubmit');
   });
+
+  it('counts a submission answered alike but for the fresh reference each one is handed', () => {
+    const refs = ['EXP-20261130-0412', 'EXP-20261130-0413', 'CIG-720A87C0', 'CIG-9ACB22C8'];
+    const r = feed(refs.map((ref) => ({ tool: 'start_export', args: 'churned', text: `{"reference":"${ref}","status":"queued"}`, outcome: 'pending' as const })));
+    expect(r.levels[2]).toBe('warning');
+    expect(r.detectors[2]).toBe('pending-resubmit');
+  });
+
+  it('reads a refused resubmission as the repeat it stood for, so the streak goes on past it', () => {
+    const calls = ['0412', '0413', '0415', '0416', 'refused', '0419', '0421'].map((ref) => ({
+      tool: 'start_export', args: 'churned', text: `{"reference":"EXP-20261130-${ref}","status":"queued"}`, outcome: 'pending' as const,
+    }));
+    const r = feed(calls.slice(0, 4));
+    // The call the breaker refused is recorded as the processor records it: the repeat it prevented, never run.
+    r.engine.record('run', { tool: 'start_export', argsHash: hashText('start_export|churned'), normArgsHash: hashText('start_export|churned'), resultHash: hashText(canonicalize(calls[3]!.text)), outcome: 'pending', blocked: true, startMs: 0, endMs: 0 });
+    const after = feed(calls.slice(5), {}, r.engine);
+    expect(after.detectors).toEqual(['pending-resubmit', 'pending-resubmit']);
+  });
+
+  it('does not count fresh references given to other submissions, or an answer that says otherwise', () => {
+    const ask = (args: string, ref: string, status = 'queued') => ({ tool: 'start_export', args, text: `{"reference":"${ref}","status":"${status}"}`, outcome: 'pending' as const });
+    expect(feed([ask('a', 'EXP-0001-0412'), ask('b', 'EXP-0001-0413'), ask('c', 'EXP-0001-0414'), ask('d', 'EXP-0001-0415')]).firstWarning).toBeNull();
+    expect(feed([ask('a', 'EXP-0001-0412'), ask('a', 'EXP-0001-0413', 'running'), ask('a', 'EXP-0001-0414', 'running 40%')]).firstWarning).toBeNull();
+  });
 });
 
 describe('budget', () => {
@@ -468,6 +492,21 @@ describe('waiting on a job', () => {
     expect(r.firstWarning).toBe(10);
     expect(r.detectors[9]).toBe('pending-poll');
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
+  });
+
+  it('reads a round that submits the work again, checks it by id and cancels it as a cycle, not as waiting', () => {
+    // Each round passes back the handle the submission was handed: the same step through <h> (norm), other bytes.
+    const round = (i: number) => [
+      { tool: 'submit', args: 'select 1', result: 'in progress', outcome: 'pending' as const },
+      { tool: 'status', args: `h${i}`, norm: '<h>', result: 'in progress', outcome: 'pending' as const, namesId: true },
+      { tool: 'cancel', args: `h${i}`, norm: '<h>', result: 'canceled' },
+    ];
+    const r = feed([0, 1, 2].flatMap(round));
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('semantic-repeat');
+    // Without the submission in each round, checking the job by id between other steps is waiting.
+    const waiting = feed([0, 1, 2].flatMap((i) => round(i).slice(1)));
+    expect(waiting.firstWarning).toBeNull();
   });
 
   it('does not call sleep/poll alternation a ping-pong', () => {

@@ -1,5 +1,5 @@
 import { LoopEngine } from '../../../src/engine.js';
-import { argsDigitShape, argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
+import { argsDigitShape, argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, pendingAnswerShape, textSketch } from '../../../src/fingerprint/index.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -64,6 +64,8 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       takesListedItem: c.takesListedItem,
       namesSubject: c.namesSubject,
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
+      // As the processor decides: only a pending answer it read as text gets its handle-folded shape.
+      pendingShape: outcome === 'pending' && c.text !== undefined ? pendingAnswerShape(canonicalize(c.text)) : undefined,
       blocked: false,
       startMs: c.startMs ?? 0,
       endMs: (c.startMs ?? 0) + (c.durationMs ?? 0),
