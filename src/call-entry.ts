@@ -9,6 +9,7 @@ import {
   pageStateHash,
   namesAnIdentifier,
   resultDigest,
+  statesMoreThanCall,
   subjectShapeHash,
   answerNamesSubject,
   type FingerprintOptions,
@@ -117,7 +118,10 @@ export class CallEntries {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
       shown = digest.text;
-      informative = digest.informative;
+      // A short result is informative when it states more than its call said; arguments hashed elsewhere (no text here)
+      // leave it to the length test.
+      const asked = call.hasArgs ? call.argsText : '';
+      informative = digest.informative || (asked !== undefined && statesMoreThanCall(digest.text, call.tool, asked));
       sketch = digest.sketch;
       page = pageStateHash(end.result);
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);

@@ -65,6 +65,18 @@ describe('CallEntries.build', () => {
     expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
   });
 
+  it('reads a short answer as informative when it states more than the call said, unless the arguments reached it hashed', () => {
+    const { entries } = builder();
+    const action = { action: 'cool lettuce 1 with fridge 1' };
+    const answer = { observation: 'Nothing happens.', won: false };
+    expect(entries.build('r', facts(action), returned(answer)).informative).toBe(true);
+    expect(entries.build('r', facts({ direction: 'down', amount: 'page' }, { tool: 'scroll' }), returned('Scrolled down one page.')).informative).toBe(false);
+    // Hashed by the span's maker: no argument text to compare with, so the length test decides.
+    expect(entries.build('r', facts(action, { argsText: undefined }), returned(answer)).informative).toBe(false);
+    // No arguments at all: the tool's name is all the call said.
+    expect(entries.build('r', facts(undefined, { hasArgs: false, argsText: undefined }), returned(answer)).informative).toBe(true);
+  });
+
   it('reads whether a repeated answer names what was asked, and only for a repeated answer', () => {
     const named = { q: 'Refund' };
     expect(builder(false).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(false);
