@@ -9,10 +9,11 @@ import {
   pageStateHash,
   namesAnIdentifier,
   resultDigest,
-  statesMoreThanCall,
+  readReceipt,
   subjectShapeHash,
   answerNamesSubject,
   type FingerprintOptions,
+  type ReceiptReading,
 } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
@@ -105,6 +106,8 @@ export class CallEntries {
     let hash: string;
     let outcome: Outcome;
     let informative = false;
+    /** What a short result says of its call (fingerprint readReceipt). */
+    let reading: ReceiptReading;
     let sketch: string | undefined;
     let page: string | undefined;
     /** The result's masked text, when it returned one. */
@@ -121,7 +124,8 @@ export class CallEntries {
       // A short result is informative when it states more than its call said; arguments hashed elsewhere (no text here)
       // leave it to the length test.
       const asked = call.hasArgs ? call.argsText : '';
-      informative = digest.informative || (asked !== undefined && statesMoreThanCall(digest.text, call.tool, asked));
+      reading = digest.informative || asked === undefined ? undefined : readReceipt(digest.text, call.tool, asked);
+      informative = digest.informative || reading === 'states';
       sketch = digest.sketch;
       page = pageStateHash(end.result);
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
@@ -163,8 +167,9 @@ export class CallEntries {
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
     e.checkOutcome = checked;
-    // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
-    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
+    // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note, and
+    // so is one acknowledged in nothing but its own words ("Entry updated." to cms_update_field {"entry_id": …}).
+    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
     const listed = call.hasArgs || informative ? this.runs.listedItems(runKey) : undefined;
     if (call.hasArgs) {
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.

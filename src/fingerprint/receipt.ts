@@ -1,44 +1,52 @@
 import { VOLATILE_MARKER } from './volatile.js';
 
 /**
- * Does a short result state something its call did not say? A receipt
- * repeats its call ("Scrolled down one page." for `scroll {"direction":
- * "down","amount":"page"}`, "Entry updated." for `update_entry`) or gives
- * bare values (`{"status":"confirmed"}`, `{"rowCount":50000}`); a state
- * reports in words what the call could not know (a hit list, "Nothing
- * happens.", a file's lines). True when more than half of the value words
- * are news. The value words are the words (runs of letters and digits, case
- * folded, camelCase split) of string values, and each number, `true`,
- * `false` and `null`; member names and masked values (fresh ids, times) are
- * none. News are the words of string values of two or more tokens (a
- * one-token value, `confirmed`, `2.8.1`, a path, is an enum, a status or a
- * name) that are not the call's words: the tool name's and the arguments'
- * (member names too), and the words a call word of {@link MIN_STEM_CHARS} or
- * more characters starts (`scroll` → `scrolled`, `update` → `updated`).
+ * What a short result says of its call: `states` when it states something
+ * the call did not say, `echoes` when it only repeats the call, undefined
+ * otherwise. A receipt repeats its call ("Scrolled down one page." for
+ * `scroll {"direction":"down","amount":"page"}`, "Entry updated." for
+ * `cms_update_field {"entry_id":…}`) or gives bare values
+ * (`{"status":"confirmed"}`, `{"rowCount":50000}`); a state reports in
+ * words what the call could not know (a hit list, "Nothing happens.", a
+ * file's lines).
+ *
+ * The value words are the words (runs of letters and digits, case folded,
+ * camelCase split) of string values, and each number, `true`, `false` and
+ * `null`; member names and masked values (fresh ids, times) are none. The
+ * call's words are the tool name's and the arguments' (member names too),
+ * and the words a call word of {@link MIN_STEM_CHARS} or more characters
+ * starts (`scroll` → `scrolled`, `update` → `updated`). News are the words of
+ * string values of two or more tokens (a one-token value, `confirmed`,
+ * `2.8.1`, a path, is an enum, a status or a name) that are not the call's.
+ * `states`: more than half of the value words are news. `echoes`: every
+ * value word is a call's word in a value of two or more tokens.
  *
  * `resultText` is the masked canonical result text, `argsText` the
  * canonical argument text; a result longer than {@link RECEIPT_MAX_CHARS} is
  * not read (its length decides), nor arguments past {@link ARGS_READ_CHARS}.
- * One pass over the result; the arguments are read only when the result has
- * enough candidate news. Never throws.
+ * One pass over the result; the arguments are read only when the result
+ * could be either. Never throws.
  */
-export function statesMoreThanCall(resultText: string, tool: string, argsText: string): boolean {
-  if (resultText.length > RECEIPT_MAX_CHARS) return false;
+export function readReceipt(resultText: string, tool: string, argsText: string): ReceiptReading {
+  if (resultText.length > RECEIPT_MAX_CHARS) return undefined;
   try {
     const candidates: string[] = [];
     const words = valueWords(resultText, candidates);
-    // Most results end here: too few candidates to be news whatever the call said.
-    if (candidates.length * 2 <= words) return false;
+    // Most results end here: too few candidates to be news, and bare values besides, whatever the call said.
+    if (candidates.length === 0 || (candidates.length * 2 <= words && candidates.length < words)) return undefined;
     const asked: string[] = [];
     scanWords(tool, 0, tool.length, asked);
     scanWords(argsText, 0, Math.min(argsText.length, ARGS_READ_CHARS), asked);
     let news = 0;
     for (const word of candidates) if (!asked.some((w) => w === word || (w.length >= MIN_STEM_CHARS && word.startsWith(w)))) news++;
-    return news * 2 > words;
+    if (news * 2 > words) return 'states';
+    return news === 0 && candidates.length === words ? 'echoes' : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+export type ReceiptReading = 'states' | 'echoes' | undefined;
 
 /** Results read for what they state at most this long: a status line or a short record, not a page. */
 export const RECEIPT_MAX_CHARS = 256;

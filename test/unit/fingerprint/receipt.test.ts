@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintArgs, resultDigest, statesMoreThanCall, RECEIPT_MAX_CHARS } from '../../../src/fingerprint/index.js';
+import { fingerprintArgs, readReceipt, resultDigest, RECEIPT_MAX_CHARS } from '../../../src/fingerprint/index.js';
 
 /** What the call builder passes: the masked canonical result text and the canonical argument text. */
-const states = (tool: string, args: unknown, result: unknown): boolean => statesMoreThanCall(resultDigest(result).text, tool, fingerprintArgs(args).argsText);
+const reading = (tool: string, args: unknown, result: unknown) => readReceipt(resultDigest(result).text, tool, fingerprintArgs(args).argsText);
+const states = (tool: string, args: unknown, result: unknown): boolean => reading(tool, args, result) === 'states';
 
-describe('statesMoreThanCall', () => {
+describe('readReceipt', () => {
   it('reads a short answer in words the call did not use as a state', () => {
     expect(states('alfworld_act', { action: 'cool lettuce 1 with fridge 1' }, { observation: 'Nothing happens.', won: false })).toBe(true);
     expect(states('search', { q: 'connection pool exhausted' }, { hits: ['kb/pool-sizing: Pool sizing basics'] })).toBe(true);
@@ -16,6 +17,16 @@ describe('statesMoreThanCall', () => {
     expect(states('cms_update_field', { entry_id: 'art-1', field: 'title' }, { status: 'Entry updated.' })).toBe(false);
     expect(states('typeText', { text: 'abc' }, 'Typed abc')).toBe(false);
     expect(states('edit', { path: '/etc/nginx/conf.d/shop.conf' }, 'The file /etc/nginx/conf.d/shop.conf has been edited.')).toBe(false);
+  });
+
+  it('reads an answer made of nothing but the call’s own words as its echo', () => {
+    expect(reading('cms_update_field', { entry_id: 'art-1', field: 'title' }, { status: 'Entry updated.' })).toBe('echoes');
+    expect(reading('browser_scroll', { direction: 'down', amount: 'page' }, 'Scrolled down page.')).toBe('echoes');
+    // One word of its own ("successful", "one"), a bare value or a one-token status is no echo.
+    expect(reading('transfer_to_human_agents', { summary: 'wants insurance' }, 'Transfer successful')).toBeUndefined();
+    expect(reading('browser_scroll', { direction: 'down', amount: 'page' }, 'Scrolled down one page.')).toBeUndefined();
+    expect(reading('cms_update_field', { entry_id: 'art-1' }, { status: 'Entry updated.', version: 15 })).toBeUndefined();
+    expect(reading('update', {}, { status: 'updated' })).toBeUndefined();
   });
 
   it('reads bare values as a receipt: one-word strings, numbers, booleans, masked ids', () => {
@@ -41,8 +52,9 @@ describe('statesMoreThanCall', () => {
 
   it('leaves a long result to the length test and never throws', () => {
     expect(states('t', {}, `${'new words here '.repeat(Math.ceil(RECEIPT_MAX_CHARS / 15))}`)).toBe(false);
-    expect(statesMoreThanCall('', 't', '')).toBe(false);
-    expect(statesMoreThanCall('"unterminated', 't', '{')).toBe(false);
+    expect(readReceipt('', 't', '')).toBeUndefined();
+    // Text cut short mid-string is read as far as it goes.
+    expect(readReceipt('"unterminated words', 't', '{')).toBe('states');
   });
 
   it('reads the arguments only up to a bound', () => {
