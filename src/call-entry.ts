@@ -13,9 +13,11 @@ import {
   threadHandles,
   canonicalize,
   resultDigest,
+  readReceipt,
   subjectShapeHash,
   answerNamesSubject,
   type FingerprintOptions,
+  type ReceiptReading,
 } from './fingerprint/index.js';
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
@@ -111,6 +113,8 @@ export class CallEntries {
     let hash: string;
     let outcome: Outcome;
     let informative = false;
+    /** What a short result says of its call (fingerprint readReceipt). */
+    let reading: ReceiptReading;
     let sketch: string | undefined;
     let page: string | undefined;
     /** The result's masked text, when it returned one. */
@@ -124,7 +128,11 @@ export class CallEntries {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
       shown = digest.text;
-      informative = digest.informative;
+      // A short result is informative when it states more than its call said; arguments hashed elsewhere (no text here)
+      // leave it to the length test.
+      const asked = call.hasArgs ? call.argsText : '';
+      reading = digest.informative || asked === undefined ? undefined : readReceipt(digest.text, call.tool, asked);
+      informative = digest.informative || reading === 'states';
       sketch = digest.sketch;
       page = pageStateHash(end.result);
       outcome = end.outcome ?? this.classify(call.tool, end.result, classify);
@@ -174,8 +182,9 @@ export class CallEntries {
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
     e.checkOutcome = checked;
-    // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note.
-    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && namesAFile(call.args);
+    // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note, and
+    // so is one acknowledged in nothing but its own words ("Entry updated." to cms_update_field {"entry_id": …}).
+    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
     const listed = call.hasArgs || informative ? this.runs.listedItems(runKey) : undefined;
     if (call.hasArgs) {
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.

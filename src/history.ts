@@ -58,7 +58,7 @@ const KIND_ARGS_NEAR = 2;
 const KIND_TRANSIENT = 4;
 const KIND_DETERMINISTIC = 8;
 const KIND_ARGS_WORDS = 16;
-/** The arguments name a file (see HistoryEntry.namesFile). */
+/** The call is what its acknowledgement is about (see HistoryEntry.namesFile). */
 const KIND_NAMES_FILE = 32;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 const KIND_SHINGLES_SHIFT = 8;
@@ -161,7 +161,10 @@ export interface HistoryEntry {
   checkOutcome?: Outcome | undefined;
   /** The arguments the subjects came from are on the call's span (exported), so their names may be too. */
   subjectsNamed?: boolean;
-  /** The arguments name a file (src/subjects.ts namesAFile); recorded for acknowledged calls only. */
+  /**
+   * The call is what its acknowledgement is about: its arguments name a file (src/subjects.ts namesAFile) or the
+   * acknowledgement is made of its own words (fingerprint readReceipt `echoes`); recorded for acknowledged calls only.
+   */
   namesFile?: boolean;
   /** The call swapped in an item an earlier result listed (src/listed-items.ts); recorded for the answers sweeps repeat. */
   takesListedItem?: boolean;
@@ -453,7 +456,7 @@ export class RunHistory {
     return calls > 0;
   }
 
-  /** Do the arguments of the call `back` steps ago name a file (recorded for acknowledged calls only)? */
+  /** Is the call `back` steps ago what its acknowledgement is about: does it name a file, or is it acknowledged in its own words (HistoryEntry.namesFile)? */
   namesFile(back: number): boolean {
     return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_FILE) !== 0;
   }

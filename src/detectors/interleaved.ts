@@ -8,7 +8,9 @@ import { pollsAJob } from './periodic.js';
  * alike (a "think" tool's acknowledgement). A new command whose output
  * happens to repeat (an edit printing nothing) is an action, not filler, and
  * so is a new call naming a file that its tool acknowledges as it always does
- * ("The file … has been edited.", `{"updated_rows": 1}`): a note names no file.
+ * ("The file … has been edited.", `{"updated_rows": 1}`), or acknowledged in
+ * nothing but its own words ("Entry updated." to `cms_update_field
+ * {"entry_id":…}`): a note names no file, and its receipt says more than it.
  */
 export function filler(h: RunHistory, back: number): boolean {
   return h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.namesFile(back)));

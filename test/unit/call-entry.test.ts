@@ -70,6 +70,26 @@ describe('CallEntries.build', () => {
     expect(entry).toMatchObject({ informative: true, outcome: 'ok', resultHash: resultDigest(LONG_ANSWER).hash, shapeHash: subjectShapeHash({ q: 'refunds' }) });
   });
 
+  it('reads a short answer as informative when it states more than the call said, unless the arguments reached it hashed', () => {
+    const { entries } = builder();
+    const action = { action: 'cool lettuce 1 with fridge 1' };
+    const answer = { observation: 'Nothing happens.', won: false };
+    expect(entries.build('r', facts(action), returned(answer)).informative).toBe(true);
+    expect(entries.build('r', facts({ direction: 'down', amount: 'page' }, { tool: 'scroll' }), returned('Scrolled down one page.')).informative).toBe(false);
+    // Hashed by the span's maker: no argument text to compare with, so the length test decides.
+    expect(entries.build('r', facts(action, { argsText: undefined }), returned(answer)).informative).toBe(false);
+    // No arguments at all: the tool's name is all the call said.
+    expect(entries.build('r', facts(undefined, { hasArgs: false, argsText: undefined }), returned(answer)).informative).toBe(true);
+  });
+
+  it('marks a call acknowledged in nothing but its own words as the acknowledgement’s subject, as one naming a file', () => {
+    const { entries } = builder();
+    const update = { entry_id: 'art-1', field: 'title', value: 'Holiday gift guide' };
+    expect(entries.build('r', facts(update, { tool: 'cms_update_field' }), returned({ status: 'Entry updated.' })).namesFile).toBe(true);
+    expect(entries.build('r', facts({ summary: 'wants insurance' }, { tool: 'transfer' }), returned('Transfer successful')).namesFile).toBe(false);
+    expect(entries.build('r', facts({ path: 'src/app.ts' }, { tool: 'edit' }), returned({ ok: true })).namesFile).toBe(true);
+  });
+
   it('reads whether a repeated answer names what was asked, and only for a repeated answer', () => {
     const named = { q: 'Refund' };
     expect(builder(false).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(false);
