@@ -200,15 +200,17 @@ export function pollsAJob(h: RunHistory, calls: number): boolean {
  * alike), nor arguments of one subject shape (another vendor, robot or
  * listing) unless the answer names what one of them asked (a company's
  * name respelled, `Acme Corp` then `Acme Corporation EMEA`, answered with
- * the one record that names it), which counts one call less. The evidence
- * is the results alone, so its tiers only warn.
+ * the one record that names it), which counts one call less. A result that
+ * lists the same items in another order, with other scores, is the same
+ * answer (HistoryEntry.itemSetHash). The evidence is the results alone, so
+ * its tiers only warn.
  */
 function sameAnswerToOtherWords(h: RunHistory): number {
   if (h.outcome(0) !== 'ok' || !h.informative(0)) return 1;
   const tool = h.toolId(0);
   let n = 1;
   let respelled = false;
-  while (n < h.size && h.toolId(n) === tool && h.sameExactResult(0, n) && h.outcome(n) === 'ok' && !h.sameCall(n - 1, n) && !h.takesListedItem(n - 1)) {
+  while (n < h.size && h.toolId(n) === tool && (h.sameExactResult(0, n) || h.sameItems(0, n)) && h.outcome(n) === 'ok' && !h.sameCall(n - 1, n) && !h.takesListedItem(n - 1)) {
     if (h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n)) {
       // Another thing of one kind (another vendor, robot, listing) answered alike is a sweep: one answer cannot name
       // each thing. An answer that names what one of the two asked is that thing's: the other respelled its name.
