@@ -22,7 +22,7 @@ import {
 import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
-import type { ListedItems } from './listed-items.js';
+import { changedSpan, type ListedItems } from './listed-items.js';
 import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -65,7 +65,7 @@ export type CallEnd =
 /** What the engine tells the builder about the run so far. */
 export interface RunLookup {
   /** Does this answer repeat the run's latest call, of the same tool? */
-  repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean;
+  repeatsLastAnswer(runKey: string, tool: string, resultHash: string, items: number): boolean;
   /** The tool's own rule for the subjects of its checks, if it has one. */
   subjectRule(tool: string): SubjectRule | SubjectFunction | undefined;
   /** Has the run a failed check still open (else a success has nothing to clear)? */
@@ -119,6 +119,8 @@ export class CallEntries {
     let page: string | undefined;
     /** The result's masked text, when it returned one. */
     let shown: string | undefined;
+    /** The order-free hash of what the result lists, 0 for none. */
+    let items = 0;
     let failure: FailureKind | undefined;
     /** How the call went as a check, where the result says it apart from the outcome (an exit code). */
     let checked: Outcome | undefined;
@@ -128,6 +130,7 @@ export class CallEntries {
       const digest = resultDigest(end.result, call.fingerprint);
       hash = digest.hash;
       shown = digest.text;
+      items = digest.items;
       // A short result is informative when it states more than its call said; arguments hashed elsewhere (no text here)
       // leave it to the length test.
       const asked = call.hasArgs ? call.argsText : '';
@@ -154,7 +157,7 @@ export class CallEntries {
       page = end.pageState;
     }
     // Only empty answers (guessed ids or exploration) and repeated answers (reworded or other subjects) need the shape.
-    const repeats = outcome === 'ok' && informative && this.runs.repeatsLastAnswer(runKey, call.tool, hash);
+    const repeats = outcome === 'ok' && informative && this.runs.repeatsLastAnswer(runKey, call.tool, hash, items);
     const shape = outcome === 'empty' || repeats ? this.shapeOf(call, outcome === 'empty') : undefined;
     // Only pending answers need the id: a call naming its job polls it, one without resubmits.
     const namesId = outcome === 'pending' && call.hasArgs && namesAnIdentifier(call.args);
@@ -167,8 +170,13 @@ export class CallEntries {
     const threaded = handles.length > 0 && call.argsText !== undefined ? threadHandles(call.argsText, handles) : undefined;
     if (threaded !== undefined) e.normArgsHash = hashText(threaded);
     if (outcome === 'pending' && end.kind === 'returned') this.runs.noteHandles(runKey, handlesIn(canonicalize(end.result)));
+    const listed = call.hasArgs || informative ? this.runs.listedItems(runKey) : undefined;
     // Only a repeated answer needs it: one that names a name respelled is that name's, not a sweep's.
-    if (repeats && call.hasArgs && shown !== undefined) e.namesSubject = answerNamesSubject(call.args, shown, call.fingerprint);
+    if (repeats && call.hasArgs && shown !== undefined) {
+      const before = listed!.argsOf(call.tool);
+      const changed = before !== undefined && call.argsText !== undefined ? changedSpan(before, call.argsText) : undefined;
+      e.namesSubject = answerNamesSubject(call.args, shown, call.fingerprint, changed);
+    }
     // Only a call told something its tool told other arguments before may be a resend in other words.
     const resent = informative && call.hasArgs && outcome !== 'empty' && this.runs.answeredOtherArgs(runKey, call.tool, call.argsHash, hash);
     // Only an ask that found nothing, one that may end a streak of them, or a resend needs its words: most calls skip them.
@@ -178,6 +186,7 @@ export class CallEntries {
     // Long arguments are compared by sketch, which cannot tell a sweep over a number: their digit shape can.
     if (resent) e.digitShapeHash = argsDigitShape(call.args, call.argsSketch, call.fingerprint);
     e.resultSketch = sketch;
+    e.itemSetHash = items;
     e.pageState = page;
     e.failure = failure;
     e.subjects = this.subjects(runKey, call, checked ?? outcome, said);
@@ -185,7 +194,6 @@ export class CallEntries {
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note, and
     // so is one acknowledged in nothing but its own words ("Entry updated." to cms_update_field {"entry_id": …}).
     e.namesFile = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
-    const listed = call.hasArgs || informative ? this.runs.listedItems(runKey) : undefined;
     if (call.hasArgs) {
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
       if (outcome === 'empty' || outcome === 'error' || repeats) {

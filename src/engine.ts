@@ -346,13 +346,13 @@ export class LoopEngine {
   }
 
   /**
-   * Does this answer repeat the run's latest call, of the same tool? Only then
+   * Does this answer (or the set of items it lists) repeat the run's latest call, of the same tool? Only then
    * is the argument shape worth computing (same-answer tells different
    * subjects from reworded questions by it).
    */
-  repeatsLastAnswer(runKey: string, tool: string, resultHash: string): boolean {
+  repeatsLastAnswer(runKey: string, tool: string, resultHash: string, items: number): boolean {
     const h = this.runs.get(runKey)?.history;
-    return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && h.resultIs(0, resultHash);
+    return h !== undefined && h.size > 0 && h.toolId(0) === this.tools.id(tool) && (h.resultIs(0, resultHash) || h.itemsAre(0, items));
   }
 
   /**

@@ -51,7 +51,9 @@ const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
 const F_PAGE = F_ANSWER + 1;
 /** 32 bits of the arguments' digit shape (HistoryEntry.digitShapeHash, never 0), or 0 when none was recorded. */
 const F_DIGIT_SHAPE = F_PAGE + 1;
-const SLOT = F_DIGIT_SHAPE + 1;
+/** The order-free hash of what the result lists (HistoryEntry.itemSetHash, never 0), or 0 when it lists nothing. */
+const F_ITEMS = F_DIGIT_SHAPE + 1;
+const SLOT = F_ITEMS + 1;
 
 const KIND_RESULT_NEAR = 1;
 const KIND_ARGS_NEAR = 2;
@@ -178,6 +180,12 @@ export interface HistoryEntry {
    * (fingerprint pendingAnswerShape); recorded for pending answers only.
    */
   pendingShape?: string | undefined;
+  /**
+   * The order-free hash of what the result lists (fingerprint item-set.ts):
+   * the same hits in another order, with other scores, hash alike. 0 or
+   * undefined when the result lists nothing.
+   */
+  itemSetHash?: number;
 }
 
 /** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
@@ -308,6 +316,7 @@ export class RunHistory {
     const page = e.pageState === undefined ? 0 : hi(e.pageState) || 1;
     b[o + F_PAGE] = page;
     b[o + F_DIGIT_SHAPE] = e.digitShapeHash === undefined ? 0 : hi(e.digitShapeHash) || 1;
+    b[o + F_ITEMS] = e.itemSetHash ?? 0;
     if (page !== 0 && this.returnsToPage(page)) kind |= KIND_RETURNED;
     b[o + F_KIND] = kind;
     b[o + F_ANSWER] = this.answerOf(o, tool);
@@ -614,6 +623,21 @@ export class RunHistory {
     const x = this.at(a);
     const y = this.at(b);
     return this.buf[x + F_RES_HI] === this.buf[y + F_RES_HI] && this.buf[x + F_RES_LO] === this.buf[y + F_RES_LO];
+  }
+
+  /**
+   * Did the two calls list the same items (the same set, whatever their order
+   * and scores; see HistoryEntry.itemSetHash)? For evidence that rests on
+   * results alone, beside sameExactResult.
+   */
+  sameItems(a: number, b: number): boolean {
+    const items = this.buf[this.at(a) + F_ITEMS]!;
+    return items !== 0 && items === this.buf[this.at(b) + F_ITEMS];
+  }
+
+  /** Did the call `back` steps ago list these items (itemSetHash, 0 for none)? */
+  itemsAre(back: number, items: number): boolean {
+    return items !== 0 && this.buf[this.at(back) + F_ITEMS] === items;
   }
 
   /**

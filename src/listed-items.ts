@@ -147,7 +147,8 @@ export class ListedItems {
     this.argsTexts.push(argsText);
   }
 
-  private argsOf(tool: string): string | undefined {
+  /** The canonical text of the tool's latest arguments kept, if any. */
+  argsOf(tool: string): string | undefined {
     const at = this.tools.indexOf(tool);
     return at < 0 ? undefined : this.argsTexts[at];
   }

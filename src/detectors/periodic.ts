@@ -38,7 +38,10 @@ export const periodic: Detector = (h, ctx, out) => {
     if (norm1 === 0 || !h.sameNormalisedCall(0, 1)) {
       const calls = sameAnswerToOtherWords(h);
       // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
-      if (calls >= ctx.floor('same-answer', h.toolId(0))) out.push(evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'));
+      if (calls >= ctx.floor('same-answer', h.toolId(0))) {
+        // Across turns its first call lies further back than the count says.
+        out.push({ ...evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'), since: h.total - sameAnswerFirst });
+      }
     }
     const near = nearRepeats(h);
     if (near > norm1 + 1) {
@@ -207,26 +210,45 @@ function resubmitsAJob(h: RunHistory, calls: number): boolean {
  * alike), nor arguments of one subject shape (another vendor, robot or
  * listing) unless the answer names what one of them asked (a company's
  * name respelled, `Acme Corp` then `Acme Corporation EMEA`, answered with
- * the one record that names it), which counts one call less. The evidence
- * is the results alone, so its tiers only warn.
+ * the one record that names it), which counts one call less. A result that
+ * lists the same items in another order, with other scores, is the same
+ * answer (HistoryEntry.itemSetHash), and such a list counts across other
+ * tools' calls between (a reply sent, the user's next message: the same
+ * hits to a question searched again each turn); any other answer must come
+ * back to back. The evidence is the results alone, so its tiers only warn.
  */
 function sameAnswerToOtherWords(h: RunHistory): number {
+  sameAnswerFirst = 0;
   if (h.outcome(0) !== 'ok' || !h.informative(0)) return 1;
   const tool = h.toolId(0);
-  let n = 1;
+  // A list of the same hits may come back across turns (a reply sent, the user's next message); other answers must not.
+  const acrossTurns = h.sameItems(0, 0);
+  let calls = 1;
+  /** The streak's earliest call so far (steps back). */
+  let prev = 0;
   let respelled = false;
-  while (n < h.size && h.toolId(n) === tool && h.sameExactResult(0, n) && h.outcome(n) === 'ok' && !h.sameCall(n - 1, n) && !h.takesListedItem(n - 1)) {
-    if (h.shapeHash(n - 1) !== 0 && h.sameShape(n - 1, n)) {
+  for (let n = 1; n < h.size; n++) {
+    if (h.toolId(n) !== tool) {
+      if (acrossTurns) continue;
+      break;
+    }
+    if (!(h.sameExactResult(0, n) || h.sameItems(0, n)) || h.outcome(n) !== 'ok' || h.sameCall(prev, n) || h.takesListedItem(prev)) break;
+    if (h.shapeHash(prev) !== 0 && h.sameShape(prev, n)) {
       // Another thing of one kind (another vendor, robot, listing) answered alike is a sweep: one answer cannot name
       // each thing. An answer that names what one of the two asked is that thing's: the other respelled its name.
-      if (!h.namesSubject(n - 1) && !h.namesSubject(n)) break;
+      if (!h.namesSubject(prev) && !h.namesSubject(n)) break;
       respelled = true;
     }
-    n++;
+    calls++;
+    prev = n;
   }
+  sameAnswerFirst = prev;
   // A name respelled is weaker evidence than a question reworded: one call more.
-  return respelled ? n - 1 : n;
+  return respelled ? calls - 1 : calls;
 }
+
+/** The earliest call of the streak sameAnswerToOtherWords read last, in steps back (detectors run one at a time). */
+let sameAnswerFirst = 0;
 
 /**
  * Does the cycle do something besides failing? A call that succeeded or was

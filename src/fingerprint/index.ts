@@ -5,6 +5,7 @@
  */
 import type { Outcome } from '../types.js';
 import type { FailureKind } from '../types.js';
+import { itemSetHash } from './item-set.js';
 import { canonicalize, canonicalizeArgs, canonicalizeMasked, canonicalizeWithout, effectiveMaxBytes, hashValue } from './canonical.js';
 import { errorClass, type ErrorClass } from './error-class.js';
 import { failureKind } from './failure-kind.js';
@@ -194,16 +195,27 @@ function subjectShape(value: unknown, depth: number): unknown {
  * several things (a check that passes, a send that is queued) cannot name
  * each of them; one that answers a name respelled (`Acme Corp`, `Acme
  * Corporation EMEA`) with the record it found names it in every answer.
+ * With `changed` (the stretch of the arguments' canonical text that differs
+ * from the tool's previous call, listed-items changedSpan), only the values
+ * sharing a word with it are read: a value every call repeats (the payer
+ * checked for each patient) is no name respelled, however often the answer
+ * names it.
  * Results longer than ECHO_MAX_CHARS are not read. Never throws.
  */
-export function answerNamesSubject(args: unknown, resultText: string, opts?: FingerprintOptions): boolean {
+export function answerNamesSubject(args: unknown, resultText: string, opts?: FingerprintOptions, changed?: string): boolean {
   if (resultText.length > ECHO_MAX_CHARS) return false;
   try {
     const names: string[] = [];
     subjectNames(asJsonValue(args, effectiveMaxBytes(opts?.maxBytes)), 0, names);
     if (names.length === 0) return false;
     const said = new Set(resultText.toLowerCase().match(ECHO_WORD));
-    for (const name of names) for (const w of name.toLowerCase().match(ECHO_WORD) ?? []) if (w.length >= 2 && said.has(w)) return true;
+    const moved = changed === undefined ? undefined : new Set(changed.toLowerCase().match(ECHO_WORD));
+    for (const name of names) {
+      const words = name.toLowerCase().match(ECHO_WORD) ?? [];
+      // A value the call kept from its tool's previous call (the payer of every patient) is not what it asked about.
+      if (moved !== undefined && !words.some((w) => moved.has(w))) continue;
+      for (const w of words) if (w.length >= 2 && said.has(w)) return true;
+    }
     return false;
   } catch {
     return false;
@@ -241,6 +253,8 @@ export interface ResultDigest {
   sketch: string | undefined;
   /** The masked canonical text itself (what was hashed), for a run that keeps what it was shown (src/listed-items.ts). */
   text: string;
+  /** The order-free hash of what the result lists (item-set.ts), or 0 when it lists nothing. */
+  items: number;
 }
 
 /** The result hash, and whether the result is informative: one canonical walk for both. Never throws. */
@@ -249,13 +263,15 @@ export function resultDigest(result: unknown, opts?: FingerprintOptions): Result
   const extra = volatileKeySet(opts?.volatileKeys);
   const defaults = opts?.maskVolatile !== false;
   const mask = extra === null ? (defaults ? DEFAULT_MASK : NO_DEFAULT_MASK) : { defaults, extra };
-  const { text, maskedValues, mayHoldFreeText } = canonicalizeMasked(asJsonValue(result, maxBytes), maxBytes, mask);
+  const value = asJsonValue(result, maxBytes);
+  const { text, maskedValues, mayHoldFreeText } = canonicalizeMasked(value, maxBytes, mask);
   // A receipt of fresh ids and timestamps says nothing: masked values do not count towards being informative.
   return {
     hash: hashText(text),
     informative: text.length - maskedValues * MASK_TOKEN.length >= INFORMATIVE_RESULT_CHARS,
     sketch: mayHoldFreeText ? textSketch(text) : undefined,
     text,
+    items: itemSetHash(value),
   };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CallEntries, type CallEnd, type CallFacts, type RunLookup } from '../../src/call-entry.js';
 import type { Continuation } from '../../src/detectors/index.js';
 import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText, pendingAnswerShape, resultDigest, subjectShapeHash } from '../../src/fingerprint/index.js';
+import { itemSetHash } from '../../src/fingerprint/item-set.js';
 import { InternalErrors } from '../../src/internal-errors.js';
 import { ListedItems } from '../../src/listed-items.js';
 import type { Outcome } from '../../src/types.js';
@@ -95,6 +96,21 @@ describe('CallEntries.build', () => {
     expect(builder(false).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(false);
     expect(builder(true).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(true);
     expect(builder(true).entries.build('r', facts({ q: 'Invoices' }), returned(LONG_ANSWER)).namesSubject).toBe(false);
+  });
+
+  it('reads the name in the arguments changed since the tool\'s previous call, not a value every call repeats', () => {
+    const { entries } = builder(true);
+    const coverage = { status: 'INACTIVE', plan: 'Aetna Choice POS II', group: 'Harbor Logistics LLC (0841762)' };
+    const patient = (member: string, name: string) => facts({ payer: 'aetna', member_id: member, patient_name: name });
+    // The tool's first call has nothing to differ from: every named value is read.
+    expect(entries.build('r', patient('W277410036', 'Aisha Rahman'), returned(coverage)).namesSubject).toBe(true);
+    expect(entries.build('r', patient('W277410044', 'Tomasz Nowak'), returned(coverage)).namesSubject).toBe(false);
+  });
+
+  it('records the order-free hash of what a result lists', () => {
+    const hits = [{ id: 'a', score: 0.7 }, { id: 'b', score: 0.6 }];
+    expect(builder().entries.build('r', facts({ q: 'x' }), returned({ matches: hits })).itemSetHash).toBe(itemSetHash({ matches: hits }));
+    expect(builder().entries.build('r', facts({ q: 'x' }), returned(LONG_ANSWER)).itemSetHash).toBe(0);
   });
 
   it('signs the words of an ask that found nothing, of one told what other arguments were told, and of any ask while one that found nothing is in the window, and of no other', () => {

@@ -664,6 +664,30 @@ describe('the same answer to other words', () => {
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
   });
 
+  it('reads the same hits in another order, with other scores, as the same answer', () => {
+    const hits = (i: number) => ['a', 'b', 'c'].map((id, k) => ({ id, score: 0.7 + ((i + k) % 3) / 100, text: `chunk ${id}` }));
+    const search = (i: number, items: unknown) => ({ tool: 'vector_search', args: `wording ${i}`, result: `hits in order ${i}`, items, informative: true });
+    const r = feed(times(6, (i) => search(i, { matches: hits(i) })));
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('same-answer');
+    // Another hit each time is another answer.
+    expect(feed(times(6, (i) => search(i, { matches: [...hits(i), { id: `d${i}`, score: 0.6, text: 'new' }] }))).firstWarning).toBeNull();
+  });
+
+  it('counts the same hits across turns between (a reply sent, the next message), but no other answer', () => {
+    const hits = [{ id: 'KB-2210', text: 'standard warranty' }, { id: 'KB-1877', text: 'protection plans' }];
+    const turn = (i: number, items: unknown) => [
+      { tool: 'kb_search', args: `wording ${i}`, result: 'the same articles', items, informative: true },
+      { tool: 'send_reply', args: `reply ${i}`, result: `sent m_${i}` },
+      { tool: 'wait_for_customer', args: 'chat', result: `message ${i}`, informative: true },
+    ];
+    const r = feed(times(5, (i) => turn(i, { results: hits })).flat());
+    expect(r.firstWarning).toBe(10);
+    expect(r.detectors[9]).toBe('same-answer');
+    // One record (a profile, a status) given again each turn is no list of hits: the turns between end its streak.
+    expect(feed(times(5, (i) => turn(i, undefined)).flat()).firstWarning).toBeNull();
+  });
+
   it('still lets a cycle over the same calls escalate (the same answer is warning-only evidence)', () => {
     const r = feed(times(8, (i) => ({ tool: 'key', args: i % 2 ? 'ctrl+e' : 'ctrl+shift+e', result: 'same screen', informative: true })));
     expect(r.levels).toContain('critical');

@@ -1,5 +1,6 @@
 import { LoopEngine } from '../../../src/engine.js';
 import { argsDigitShape, argsWordSignature, canonicalize, errorDigest, fingerprintArgs, hashText, pageStateHash, pendingAnswerShape, textSketch } from '../../../src/fingerprint/index.js';
+import { itemSetHash } from '../../../src/fingerprint/item-set.js';
 import { resolveDetectionOptions, type DetectionOptions } from '../../../src/options.js';
 import type { FailureKind, Outcome } from '../../../src/types.js';
 
@@ -20,6 +21,8 @@ export interface Call {
   shape?: string;
   /** The answer names what the arguments named (the processor reads it off fingerprint answerNamesSubject). */
   namesSubject?: boolean;
+  /** The result's value, whose items the processor reads as a set (fingerprint item-set.ts). */
+  items?: unknown;
   /** The result as text: hashed and sketched as the processor would (instead of `result`). */
   text?: string;
   /** The message of a thrown failure: digested as the processor would (instead of `result`, `outcome` and `failure`). */
@@ -63,6 +66,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       namesFile: c.namesFile,
       takesListedItem: c.takesListedItem,
       namesSubject: c.namesSubject,
+      itemSetHash: c.items === undefined ? undefined : itemSetHash(c.items),
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
       // As the processor decides: only a pending answer it read as text gets its handle-folded shape.
       pendingShape: outcome === 'pending' && c.text !== undefined ? pendingAnswerShape(canonicalize(c.text)) : undefined,

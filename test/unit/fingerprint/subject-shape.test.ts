@@ -71,6 +71,16 @@ describe('answerNamesSubject', () => {
     expect(answerNamesSubject({ initial: 'A' }, canonicalize('a record'))).toBe(false);
   });
 
+  it('reads only the values that share a word with the stretch changed since the tool\'s previous call', () => {
+    const coverage = canonicalize({ status: 'INACTIVE', plan: 'Aetna Choice POS II', group: 'Harbor Logistics LLC' });
+    const args = { payer: 'aetna', member_id: 'W277410044', patient_name: 'Tomasz Nowak' };
+    expect(answerNamesSubject(args, coverage)).toBe(true);
+    // The payer is the same for every patient: the answer naming it names no respelled patient.
+    expect(answerNamesSubject(args, coverage, undefined, 'W277410044","patient_name":"Tomasz Nowak')).toBe(false);
+    expect(answerNamesSubject({ name: 'Acme Corporation EMEA' }, record, undefined, 'Corporation EMEA')).toBe(true);
+    expect(answerNamesSubject({ name: 'Acme Europe', region: 'EU' }, record, undefined, 'Europe')).toBe(true);
+  });
+
   it('does not read a result longer than a record', () => {
     expect(answerNamesSubject({ name: 'Acme' }, `${'x '.repeat(ECHO_MAX_CHARS)}acme`)).toBe(false);
   });
