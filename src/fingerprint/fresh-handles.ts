@@ -23,8 +23,11 @@ export function pendingAnswerShape(maskedText: string): string {
   return hashText(maskedText.replace(LONG_TOKEN, foldHandle));
 }
 
-/** Tokens that may be handles another call passes back: 6+ of letters, digits, `_` and `-`, with a digit. */
-const HANDLE_TOKEN = /(?<![A-Za-z0-9_-])(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{6,}(?![A-Za-z0-9_-])/g;
+/**
+ * Tokens that may be handles another call passes back: 6 to 64 of letters, digits, `_` and `-`, with a digit. A
+ * longer token is a blob, not a handle: skipping it keeps what a run holds small whatever its answers carry.
+ */
+const HANDLE_TOKEN = /(?<![A-Za-z0-9_-])(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{6,64}(?![A-Za-z0-9_-])/g;
 /** Handles kept from one pending answer. */
 export const MAX_HANDLES = 8;
 

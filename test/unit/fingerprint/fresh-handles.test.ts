@@ -25,6 +25,8 @@ describe('handlesIn and threadHandles', () => {
       '01b8f2d1-0603-4f2e-0000-1d2a0048b112',
     ]);
     expect(handlesIn('{"status":"queued","position":3}')).toEqual([]);
+    // A token past 64 characters is a blob (base64, a hash chain), not a handle: skipped whole, never cut.
+    expect(handlesIn(`{"blob":"${'a1'.repeat(40)}","job":"job-42x9"}`)).toEqual(['job-42x9']);
   });
 
   it('replaces a handle only where it stands as a token of its own', () => {
