@@ -193,7 +193,7 @@ export class CallEntries {
     e.checkOutcome = checked;
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note, and
     // so is one acknowledged in nothing but its own words ("Entry updated." to cms_update_field {"entry_id": …}).
-    e.namesFile = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
+    e.acknowledgedWork = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
     if (call.hasArgs) {
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
       if (outcome === 'empty' || outcome === 'error' || repeats) {
@@ -264,7 +264,7 @@ export class CallEntries {
       failure: undefined,
       subjects: undefined,
       checkOutcome: undefined,
-      namesFile: false,
+      acknowledgedWork: false,
       takesListedItem: false,
       namesSubject: false,
       pendingShape: undefined,

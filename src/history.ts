@@ -60,8 +60,8 @@ const KIND_ARGS_NEAR = 2;
 const KIND_TRANSIENT = 4;
 const KIND_DETERMINISTIC = 8;
 const KIND_ARGS_WORDS = 16;
-/** The call is what its acknowledgement is about (see HistoryEntry.namesFile). */
-const KIND_NAMES_FILE = 32;
+/** The call is what its acknowledgement is about (see HistoryEntry.acknowledgedWork). */
+const KIND_ACKNOWLEDGED_WORK = 32;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 const KIND_SHINGLES_SHIFT = 8;
 /** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */
@@ -167,7 +167,7 @@ export interface HistoryEntry {
    * The call is what its acknowledgement is about: its arguments name a file (src/subjects.ts namesAFile) or the
    * acknowledgement is made of its own words (fingerprint readReceipt `echoes`); recorded for acknowledged calls only.
    */
-  namesFile?: boolean;
+  acknowledgedWork?: boolean;
   /** The call swapped in an item an earlier result listed (src/listed-items.ts); recorded for the answers sweeps repeat. */
   takesListedItem?: boolean;
   /**
@@ -286,7 +286,7 @@ export class RunHistory {
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
-    if (e.namesFile === true) kind |= KIND_NAMES_FILE;
+    if (e.acknowledgedWork === true) kind |= KIND_ACKNOWLEDGED_WORK;
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
     if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
@@ -465,9 +465,9 @@ export class RunHistory {
     return calls > 0;
   }
 
-  /** Is the call `back` steps ago what its acknowledgement is about: does it name a file, or is it acknowledged in its own words (HistoryEntry.namesFile)? */
-  namesFile(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_FILE) !== 0;
+  /** Is the call `back` steps ago what its acknowledgement is about: does it name a file, or is it acknowledged in its own words (HistoryEntry.acknowledgedWork)? */
+  acknowledgedWork(back: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & KIND_ACKNOWLEDGED_WORK) !== 0;
   }
 
   /**

@@ -13,7 +13,7 @@ import { pollsAJob } from './periodic.js';
  * {"entry_id":…}`): a note names no file, and its receipt says more than it.
  */
 export function filler(h: RunHistory, back: number): boolean {
-  return h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.namesFile(back)));
+  return h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.acknowledgedWork(back)));
 }
 
 /**

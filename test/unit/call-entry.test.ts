@@ -86,9 +86,9 @@ describe('CallEntries.build', () => {
   it('marks a call acknowledged in nothing but its own words as the acknowledgement’s subject, as one naming a file', () => {
     const { entries } = builder();
     const update = { entry_id: 'art-1', field: 'title', value: 'Holiday gift guide' };
-    expect(entries.build('r', facts(update, { tool: 'cms_update_field' }), returned({ status: 'Entry updated.' })).namesFile).toBe(true);
-    expect(entries.build('r', facts({ summary: 'wants insurance' }, { tool: 'transfer' }), returned('Transfer successful')).namesFile).toBe(false);
-    expect(entries.build('r', facts({ path: 'src/app.ts' }, { tool: 'edit' }), returned({ ok: true })).namesFile).toBe(true);
+    expect(entries.build('r', facts(update, { tool: 'cms_update_field' }), returned({ status: 'Entry updated.' })).acknowledgedWork).toBe(true);
+    expect(entries.build('r', facts({ summary: 'wants insurance' }, { tool: 'transfer' }), returned('Transfer successful')).acknowledgedWork).toBe(false);
+    expect(entries.build('r', facts({ path: 'src/app.ts' }, { tool: 'edit' }), returned({ ok: true })).acknowledgedWork).toBe(true);
   });
 
   it('reads whether a repeated answer names what was asked, and only for a repeated answer', () => {

@@ -525,11 +525,11 @@ describe('no-progress with filler', () => {
 
   it('reads a new edit of a file acknowledged as every edit is as work, and the same edit resent as no work', () => {
     const check = { tool: 'bash', args: 'nginx -t', result: 'syntax is ok' };
-    const edit = (change: string) => ({ tool: 'edit', args: change, result: 'The file has been edited.', namesFile: true });
+    const edit = (change: string) => ({ tool: 'edit', args: change, result: 'The file has been edited.', acknowledgedWork: true });
     expect(feed(times(10, (i) => (i % 2 ? check : edit(`change ${i}`)))).firstWarning).toBeNull();
     expect(feed(times(10, (i) => (i % 2 ? check : edit('change 0')))).firstWarning).not.toBeNull();
     // The same new edits, not naming a file, are notes: the checks between them count.
-    expect(feed(times(10, (i) => (i % 2 ? check : { ...edit(`change ${i}`), namesFile: false }))).firstWarning).not.toBeNull();
+    expect(feed(times(10, (i) => (i % 2 ? check : { ...edit(`change ${i}`), acknowledgedWork: false }))).firstWarning).not.toBeNull();
   });
 
   it('stops counting at a new answer in between', () => {

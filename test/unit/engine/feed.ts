@@ -14,7 +14,7 @@ export interface Call {
   informative?: boolean;
   namesId?: boolean;
   /** The arguments name a file (an edit's `path`). */
-  namesFile?: boolean;
+  acknowledgedWork?: boolean;
   /** The call swapped in an item an earlier result listed (the processor reads it off src/listed-items.ts). */
   takesListedItem?: boolean;
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
@@ -63,7 +63,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       outcome,
       informative: c.informative,
       namesId: c.namesId,
-      namesFile: c.namesFile,
+      acknowledgedWork: c.acknowledgedWork,
       takesListedItem: c.takesListedItem,
       namesSubject: c.namesSubject,
       itemSetHash: c.items === undefined ? undefined : itemSetHash(c.items),
