@@ -252,6 +252,16 @@ export class RunHistory {
     return this.total < this.window ? this.total : this.window;
   }
 
+  /** Does the call `back` steps ago have this KIND_ bit? */
+  private hasKind(back: number, bit: number): boolean {
+    return (this.buf[this.at(back) + F_KIND]! & bit) !== 0;
+  }
+
+  /** Does the call `back` steps ago have this FLAG_ bit? */
+  private hasFlag(back: number, bit: number): boolean {
+    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & bit) !== 0;
+  }
+
   /** Offset of the call `back` steps before the latest (0 = latest). */
   private at(back: number): number {
     return ((this.total - 1 - back) % this.window) * SLOT;
@@ -437,26 +447,26 @@ export class RunHistory {
 
   /** Was the call `back` steps ago refused by the breaker (recorded as the repeat it stood for)? */
   blocked(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_BLOCKED) !== 0;
+    return this.hasFlag(back, FLAG_BLOCKED);
   }
 
   informative(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+    return this.hasFlag(back, FLAG_INFORMATIVE);
   }
 
   /** Did the call `back` steps ago come at a waiting pace (see SPACED_MS)? */
   spaced(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_SPACED) !== 0;
+    return this.hasFlag(back, FLAG_SPACED);
   }
 
   /** Did the call `back` steps ago wait: last 30 s or more itself, or begin 30 s or more after the call before it ended? */
   waited(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_WAITED) !== 0;
+    return this.hasKind(back, KIND_WAITED);
   }
 
   /** Did the call `back` steps ago itself last SPACED_MS or more (a sleep, a long poll), not merely start late? */
   lastedLong(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_LASTED_LONG) !== 0;
+    return this.hasKind(back, KIND_LASTED_LONG);
   }
 
   /** Did each of the latest `calls` calls (at least one) start at least SPACED_MS after the call before it? */
@@ -467,7 +477,7 @@ export class RunHistory {
 
   /** Is the call `back` steps ago what its acknowledgement is about: does it name a file, or is it acknowledged in its own words (HistoryEntry.acknowledgedWork)? */
   acknowledgedWork(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_ACKNOWLEDGED_WORK) !== 0;
+    return this.hasKind(back, KIND_ACKNOWLEDGED_WORK);
   }
 
   /**
@@ -480,7 +490,7 @@ export class RunHistory {
    * families' evidence, not an echo.
    */
   echoedAnswer(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_ECHOED) !== 0;
+    return this.hasKind(back, KIND_ECHOED);
   }
 
   /**
@@ -491,16 +501,16 @@ export class RunHistory {
    * progress.
    */
   resubmitted(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_RESUBMITTED) !== 0;
+    return this.hasKind(back, KIND_RESUBMITTED);
   }
 
   /** Did the call `back` steps ago swap in an item an earlier result listed: one step of a sweep over a listing? */
   takesListedItem(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_LISTED_ITEM) !== 0;
+    return this.hasKind(back, KIND_LISTED_ITEM);
   }
 
   namesId(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_NAMES_ID) !== 0;
+    return this.hasFlag(back, FLAG_NAMES_ID);
   }
 
   /** Same tool and exact arguments. */
@@ -654,7 +664,7 @@ export class RunHistory {
 
   /** Do the arguments of the call `back` steps ago carry free text (long enough to be compared by their sketch)? */
   hasFreeText(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_ARGS_NEAR) !== 0;
+    return this.hasKind(back, KIND_ARGS_NEAR);
   }
 
   /** Same tool, and the same normalised arguments or two long ones near enough (a cell cut off at another point). */
@@ -669,7 +679,7 @@ export class RunHistory {
 
   /** Do the arguments of the call `back` steps ago have a word signature (short arguments with words)? */
   hasWords(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_ARGS_WORDS) !== 0;
+    return this.hasKind(back, KIND_ARGS_WORDS);
   }
 
   /**
@@ -722,12 +732,12 @@ export class RunHistory {
 
   /** Did the answer of the call `back` steps ago name what its arguments named (see HistoryEntry.namesSubject)? */
   namesSubject(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_NAMES_SUBJECT) !== 0;
+    return this.hasKind(back, KIND_NAMES_SUBJECT);
   }
 
   /** Did the call `back` steps ago come back to a page view seen earlier in the window, other than the one it was on? */
   returnedToPage(back: number): boolean {
-    return (this.buf[this.at(back) + F_KIND]! & KIND_RETURNED) !== 0;
+    return this.hasKind(back, KIND_RETURNED);
   }
 
   /** Do the calls' results show the same page view (both show one)? */
@@ -738,7 +748,7 @@ export class RunHistory {
 
   /** Was the call `back` steps ago marked by noteAskedAgain? */
   askedAgain(back: number): boolean {
-    return (this.buf[this.at(back) + F_TOOL_FLAGS]! & FLAG_ASKED_AGAIN) !== 0;
+    return this.hasFlag(back, FLAG_ASKED_AGAIN);
   }
 
   /** The failure kind recorded for the call `back` steps ago (undefined for no failure or an unknown one). */

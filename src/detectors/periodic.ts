@@ -35,14 +35,8 @@ export const periodic: Detector = (h, ctx, out) => {
       }
     }
     // A resend in other words (see RunHistory.resentReworded) counts above too, but its answer to other words still counts here.
-    if (norm1 === 0 || !h.sameNormalisedCall(0, 1)) {
-      const calls = sameAnswerToOtherWords(h);
-      // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
-      if (calls >= ctx.floor('same-answer', h.toolId(0))) {
-        // Across turns its first call lies further back than the count says.
-        out.push({ ...evidence(h, 'same-answer', 'same-answer', 1, calls, calls, 'tool'), since: h.total - sameAnswerFirst });
-      }
-    }
+    // Warning-only evidence: a cycle the same calls also close still gets its own tiers below.
+    if (norm1 === 0 || !h.sameNormalisedCall(0, 1)) pushSameAnswer(h, ctx, out);
     const near = nearRepeats(h);
     if (near > norm1 + 1) {
       // Arguments that are only near one another are weaker evidence than equal ones: one call less.
@@ -217,9 +211,8 @@ function resubmitsAJob(h: RunHistory, calls: number): boolean {
  * hits to a question searched again each turn); any other answer must come
  * back to back. The evidence is the results alone, so its tiers only warn.
  */
-function sameAnswerToOtherWords(h: RunHistory): number {
-  sameAnswerFirst = 0;
-  if (h.outcome(0) !== 'ok' || !h.informative(0)) return 1;
+function pushSameAnswer(h: RunHistory, ctx: DetectorContext, out: Evidence[]): void {
+  if (h.outcome(0) !== 'ok' || !h.informative(0)) return;
   const tool = h.toolId(0);
   // A list of the same hits may come back across turns (a reply sent, the user's next message); other answers must not.
   const acrossTurns = h.sameItems(0, 0);
@@ -242,13 +235,12 @@ function sameAnswerToOtherWords(h: RunHistory): number {
     calls++;
     prev = n;
   }
-  sameAnswerFirst = prev;
   // A name respelled is weaker evidence than a question reworded: one call more.
-  return respelled ? calls - 1 : calls;
+  const score = respelled ? calls - 1 : calls;
+  if (score < ctx.floor('same-answer', tool)) return;
+  // Across turns the streak's first call lies further back than the count says.
+  out.push({ ...evidence(h, 'same-answer', 'same-answer', 1, score, score, 'tool'), since: h.total - prev });
 }
-
-/** The earliest call of the streak sameAnswerToOtherWords read last, in steps back (detectors run one at a time). */
-let sameAnswerFirst = 0;
 
 /**
  * Does the cycle do something besides failing? A call that succeeded or was
