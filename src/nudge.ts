@@ -49,7 +49,7 @@ const ADVICE: Record<string, string> = {
 };
 
 const NEXT_REPEAT_BLOCKED = 'If the pattern continues, the next repeat will be blocked.';
-const NOT_EXECUTED = 'This call was NOT executed. Insisting on it will stop the run.';
+const NOT_EXECUTED = 'This call was NOT executed. If the pattern continues, the run will be stopped.';
 const STOPPED = 'The run has been stopped.';
 
 function consequence(level: Level, blocked: boolean): string {
