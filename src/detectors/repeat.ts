@@ -1,3 +1,4 @@
+import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Detector } from './evidence.js';
 import { filler } from './interleaved.js';
 import { pollsAJob } from './periodic.js';
@@ -43,7 +44,9 @@ export const repeat: Detector = (h, ctx, out) => {
       freshInGap = !h.answeredBefore(back) || (!filler(h, back) && !h.informative(back));
     }
   }
-  if (gapsWithFreshWork === checks - 1) return;
+  // A note to itself (its tool acknowledges every call alike: a "think" answered "OK.") says nothing about the state, so
+  // its repeats only show a loop when most rounds around them went nowhere; a check's own answer shows it at once.
+  if (gapsWithFreshWork === checks - 1 || (2 * gapsWithFreshWork > checks - 1 && acknowledgesAlike(h))) return;
   // Between two checks the run tried something new and was told what it had been told (another commit command:
   // "nothing to commit"): the round went nowhere, and the check's count runs one occurrence ahead.
   const ahead = echoed ? 1 : 0;
@@ -77,3 +80,14 @@ export const repeat: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, 'call', score + 1),
   });
 };
+
+/** Has the latest call's tool answered every call of the window alike, other arguments included? */
+function acknowledgesAlike(h: RunHistory): boolean {
+  let otherArgs = false;
+  for (let back = 1; back < h.size; back++) {
+    if (h.toolId(back) !== h.toolId(0)) continue;
+    if (!h.sameResult(0, back)) return false;
+    otherArgs ||= !h.sameCall(0, back);
+  }
+  return otherArgs;
+}

@@ -263,6 +263,20 @@ describe('repeat', () => {
     expect(feed(times(9, (i) => (i % 2 ? { ...commit(i), result: 'ok', informative: false } : check))).firstWarning).toBeNull();
   });
 
+  it('reads one note repeated before each new place as a habit when most rounds found something new', () => {
+    // The same templated note before each receptacle; one round goes back to a place already seen, the rest find new ones.
+    const go = (place: string) => ({ tool: 'go', args: place, result: `On the ${place}, you see the ${place} things.` });
+    const note = { tool: 'think', args: 'Now I find a mug. Next, I need to take it.', result: 'OK.' };
+    const places = ['drawer 2', 'desk 2', 'drawer 4', 'drawer 5', 'drawer 6', 'shelf 1', 'shelf 2'];
+    const calls = [{ tool: 'think', args: 'First I need to find a mug.', result: 'OK.' }, go('desk 1'), go('desk 2'), ...places.flatMap((place) => [note, go(place)])];
+    expect(feed(calls).firstWarning).toBeNull();
+    // A check whose own answer comes back is a loop after one round that went nowhere, however many rounds found
+    // something new: its answer says the work did not change what it checks.
+    const build = { tool: 'bash', args: 'go build ./...', result: 'undefined: middleware.WithTenant' };
+    const withCheck = [go('desk 1'), go('desk 2'), ...places.flatMap((place) => [build, go(place)]), build];
+    expect(feed(withCheck).detectors.filter(Boolean)).toContain('repeat');
+  });
+
   it('does not flag a repeated call whose results keep changing (reading a growing log)', () => {
     const calls = times(30, (i) => (i % 2 ? { tool: 'read_log', args: 'build.log', result: `lines ${i}` } : { tool: 'wait', args: `${i}`, result: 'ok' }));
     expect(feed(calls).firstWarning).toBeNull();
