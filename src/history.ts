@@ -580,8 +580,8 @@ export class RunHistory {
     const resLo = lo(resultHash);
     const argsHi = hi(argsHash);
     const argsLo = lo(argsHash);
-    for (let back = 0; back < this.size; back++) {
-      const o = this.at(back);
+    // Step one slot back through the ring instead of a modulo per slot.
+    for (let back = 0, o = this.at(0); back < this.size; back++, o = o === 0 ? (this.window - 1) * SLOT : o - SLOT) {
       if (b[o + F_RES_LO] !== resLo || b[o + F_RES_HI] !== resHi || b[o + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
       if (b[o + F_ARGS_LO] !== argsLo || b[o + F_ARGS_HI] !== argsHi) return true;
     }

@@ -58,7 +58,11 @@ export function fmix32(h: number): number {
 /** 32-bit FNV-1a over the text's UTF-16 units. */
 export function fnv1a(text: string): number {
   let h = FNV_OFFSET;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  const n = text.length;
+  let i = 0;
+  // Two units a turn: half the loop overhead on the item-set hash of every listing result (same value).
+  for (; i + 1 < n; i += 2) h = Math.imul(Math.imul(h ^ text.charCodeAt(i), FNV_PRIME) ^ text.charCodeAt(i + 1), FNV_PRIME);
+  if (i < n) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
 }
 

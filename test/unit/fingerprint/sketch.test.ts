@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalize, errorDigest, FAILURE_TAIL_CHARS, failureTail, resultDigest } from '../../../src/fingerprint/index.js';
-import { SKETCH_MAX_CHARS, sketchShingles, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
-import { referenceSketch } from './sketch-reference.js';
+import { fnv1a, SKETCH_MAX_CHARS, sketchShingles, sketchSimilarity, textSketch } from '../../../src/fingerprint/sketch.js';
+import { fnv1a as referenceFnv1a, referenceSketch } from './sketch-reference.js';
 
 const TRACEBACK =
   'Traceback (most recent call last):\n  File "book_store.py", line 44\n    new_content="""def total(basket):\n                ^\nSyntaxError: incomplete input';
@@ -10,6 +10,18 @@ const PAGE = {
   status: 'running',
   page: 'Address: file:///workspace/report.zip | Title: Download complete. | You previously visited this page 9 seconds ago. | Viewport position: Showing page 1 of 1.',
 };
+
+describe('fnv1a', () => {
+  it('agrees with the plain one-unit-a-turn definition on texts of odd and even lengths', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (s) => {
+        expect(fnv1a(s)).toBe(referenceFnv1a(Array.from({ length: s.length }, (_, i) => s.charCodeAt(i))));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe('textSketch', () => {
   it('matches the vectors in docs/fingerprints.md', () => {
