@@ -114,6 +114,13 @@ function heldReadBack(h: RunHistory): number {
 
 /** Steps a replay must take again, call for call and answer for answer, after its return. */
 const REPLAY_STEPS = 2;
+/**
+ * Steps a replay must take again when nothing marks its return: the stretch
+ * is its own evidence. Three retaken steps happen in normal runs (a patch
+ * script, its check and a revert between two different patches); four have
+ * not been seen there.
+ */
+const UNMARKED_REPLAY_STEPS = 4;
 /** A replay is the second period of what it replays. */
 const REPLAY_PERIODS = 2;
 /**
@@ -124,10 +131,12 @@ const REPLAY_PERIODS = 2;
  * each getting the answer it got the first time, with other work between
  * the two stretches: it learned nothing the first time. A fixed sequence
  * re-run after a change (edit, test, view) gets new answers; a hub page
- * between new pages replays one step; a run re-running a sequence with no
- * return before it (a diff and its print, twice) is not coming back to
- * where it was. Pauses, polls and stretches made only of failures are the
- * waiting and retry tiers'. Only a call made before, with its answer, can
+ * between new pages replays one step; a run re-running a short sequence
+ * with no return before it (a diff and its print, twice) is not coming back
+ * to where it was, but one retaking UNMARKED_REPLAY_STEPS steps is (a file
+ * restored, then the same search, view and insert, answered as before; a
+ * sweep restarted). Pauses, polls and stretches made only of failures are
+ * the waiting and retry tiers'. Only a call made before, with its answer, can
  * end a replay, so the scan runs only then.
  */
 function replayedFrom(h: RunHistory): number {
@@ -135,7 +144,7 @@ function replayedFrom(h: RunHistory): number {
   for (let distance = REPLAY_STEPS + 1; distance < h.size; distance++) {
     const steps = retakenSteps(h, distance);
     if (steps < REPLAY_STEPS || steps >= distance || steps + 1 >= h.size) continue;
-    if (!h.echoedAnswer(steps) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
+    if (!(steps >= UNMARKED_REPLAY_STEPS || h.echoedAnswer(steps)) || !cycleHasSuccess(h, steps) || waitsEachPeriod(h, steps) || pollsAJob(h, steps)) continue;
     return distance;
   }
   return 0;

@@ -50,7 +50,10 @@ describe('cycles', () => {
   it('catches a paging sweep longer than half the window when it restarts', () => {
     const sweep = times(20, (i) => ({ tool: 'read_page', args: `page ${i}`, result: `text ${i}` }));
     const r = feed([...sweep, ...sweep]);
-    expect(r.levels.slice(0, 39).every((l) => l === undefined)).toBe(true);
+    // Four pages read again, each as before, are a replay (a warning); the whole sweep read again is the cycle.
+    expect(r.levels.slice(0, 23).every((l) => l === undefined)).toBe(true);
+    expect(r.levels[23]).toBe('warning');
+    expect(r.detectors[23]).toBe('cycle');
     expect(r.levels[39]).toBe('warning');
     expect(r.detectors[39]).toBe('cycle');
   });
@@ -130,6 +133,38 @@ describe('cycles', () => {
       const again = { tool: 'search', args: 'q3', result: 'results 3', informative: true };
       const r = feed([...before, again, page('Credits', 'credits, top'), scroll('credits, part 2')]);
       expect(r.firstWarning).toBeNull();
+    });
+  });
+
+  describe('a long stretch replayed with no marked return', () => {
+    const sh = (args: string, result: string): Call => ({ tool: 'bash', args, result, informative: result.length > 0 });
+    // Restore the file, find the class, view it, insert the snippet: then other work, then the same four again.
+    const round: Call[] = [
+      sh('git checkout python.py', 'Updated 1 path from the index'),
+      sh('grep -n "class PyTypedField" python.py', '342:class PyTypedField(PyXrefMixin, TypedField):'),
+      sh("sed -n '342,355p' python.py", 'class PyTypedField(PyXrefMixin, TypedField):\n    def make_xref(self, rolename, domain, target)'),
+      sh("sed -i '351r snippet.py' python.py", ''),
+    ];
+    const between: Call[] = [
+      sh("sed -n '340,380p' python.py", 'class PyTypedField … def make_xrefs(self) … return result'),
+      sh('pytest tests/test_domain_py.py', '1 failed, 42 passed'),
+      sh("sed -i '/def make_xrefs/,/return result/d' python.py", ''),
+    ];
+
+    it('warns (cycle) once four steps are retaken, call for call and answer for answer', () => {
+      const r = feed([...round, ...between, ...round]);
+      expect(r.firstWarning).toBe(round.length * 2 + between.length);
+      expect(r.detectors[r.firstWarning! - 1]).toBe('cycle');
+      expect(r.levels[r.firstWarning! - 1]).toBe('warning');
+    });
+
+    it('leaves three retaken steps alone (a patch script, its check and a revert, between two different patches)', () => {
+      expect(feed([...round, ...between, ...round.slice(0, 3)]).firstWarning).toBeNull();
+    });
+
+    it('leaves the four steps alone when one of them is answered otherwise (the restore changed what the view shows)', () => {
+      const moved = round.map((c, i) => (i === 2 ? { ...c, result: 'class PyTypedField(PyXrefMixin, TypedField):\n    def make_xrefs(self)' } : c));
+      expect(feed([...round, ...between, ...moved]).firstWarning).toBeNull();
     });
   });
 
