@@ -3,6 +3,7 @@ import {
   comparableByNearness,
   DRIFT_SIMILARITY,
   equalBins,
+  EXCHANGE_SIMILARITY,
   LONG_TEXT_SHINGLES,
   NEAR_ARGS_SIMILARITY,
   NEAR_SIMILARITY,
@@ -96,6 +97,9 @@ function similarityOf(equal: number): number {
   return (equal / 64 - 1 / 16) / (15 / 16);
 }
 const ARGS_NEAR_BINS = binsForSimilarity(NEAR_ARGS_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
+/** Equal bins from which an exchange is said again (see exchangeAlike): out of 32 for the arguments, 64 for the result. */
+const EXCHANGE_ARGS_BINS = binsForSimilarity(EXCHANGE_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
+const EXCHANGE_RESULT_BINS = binsForSimilarity(EXCHANGE_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 
 const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
 const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
@@ -672,6 +676,21 @@ export class RunHistory {
     return this.toolId(a) === this.toolId(b) && this.argsAlike(this.at(a), this.at(b));
   }
 
+  /**
+   * Are the two calls one exchange said again: the same tool, free text in
+   * both arguments (a message) and both results long enough to compare (the
+   * reply), each side at J ≥ EXCHANGE_SIMILARITY from the other? Looser
+   * than "near" on purpose: a message reworded, or a reply reworded, is
+   * weak evidence alone, the two together are not. Only the `revisit`
+   * detector reads this; "the same result" stays the answer number.
+   */
+  exchangeAlike(a: number, b: number): boolean {
+    const x = this.at(a);
+    const y = this.at(b);
+    if (this.buf[x + F_TOOL_FLAGS]! >>> 8 !== this.buf[y + F_TOOL_FLAGS]! >>> 8 || this.equalArgsBins(x, y) < EXCHANGE_ARGS_BINS) return false;
+    return (this.buf[x + F_KIND]! & this.buf[y + F_KIND]! & KIND_RESULT_NEAR) !== 0 && this.equalResultBins(x, y) >= EXCHANGE_RESULT_BINS;
+  }
+
   /** Will the next call still have a call with a word signature that found nothing in the window? */
   foundNothingLately(): boolean {
     return this.lastEmptyAsk > 0 && this.total - this.lastEmptyAsk < this.window - 1;
@@ -850,10 +869,16 @@ export class RunHistory {
   private argsAlike(x: number, y: number): boolean {
     const b = this.buf;
     if (b[x + F_NORM_HI] === b[y + F_NORM_HI] && b[x + F_NORM_LO] === b[y + F_NORM_LO]) return true;
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_NEAR) === 0 || b[x + F_ARGS_SKETCH] !== b[y + F_ARGS_SKETCH]) return false;
+    return this.equalArgsBins(x, y) >= ARGS_NEAR_BINS;
+  }
+
+  /** Equal bins (out of 32) of the argument sketches at two offsets, or -1 when either has no free text or their skeletons differ. */
+  private equalArgsBins(x: number, y: number): number {
+    const b = this.buf;
+    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_NEAR) === 0 || b[x + F_ARGS_SKETCH] !== b[y + F_ARGS_SKETCH]) return -1;
     let equal = 0;
     for (let w = 1; w < ARGS_SKETCH_WORDS; w++) equal += equalBins(b[x + F_ARGS_SKETCH + w]!, b[y + F_ARGS_SKETCH + w]!);
-    return equal >= ARGS_NEAR_BINS;
+    return equal;
   }
 
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */

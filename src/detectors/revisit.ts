@@ -63,11 +63,12 @@ function asksSomethingElse(h: RunHistory, since: number): boolean {
  * that read them. The evidence is spread over several calls, any of which
  * might be the one that finds something, so its tiers only warn. The same
  * family also reads a browsing run coming back to the pages it has read
- * (see comesBack).
+ * (see comesBack), and a conversation going round (see goesRound).
  */
 export const revisit: Detector = (h, ctx, out) => {
   asksAgain(h, ctx, out);
   comesBack(h, ctx, out);
+  goesRound(h, ctx, out);
 };
 
 const asksAgain: Detector = (h, ctx, out) => {
@@ -123,6 +124,49 @@ const comesBack: Detector = (h, ctx, out) => {
   // Where a run comes back next is anyone's guess: no call stands for the pattern.
   out.push(evidence(h, calls, h.total - counted[calls - 1]!, undefined));
 };
+
+/**
+ * The third reading of `revisit`: a conversation going round. The run says
+ * again what it said before, in the same or other words, and is answered as
+ * it was, in the same or other words (history.exchangeAlike: a message and
+ * its reply each at half their bigrams or more from the earlier ones): an
+ * agent giving the same instructions again and a user reporting the same
+ * failure again, with other turns between. Either side alone is ordinary —
+ * a refusal restated to each new plea, "still not working" after each new
+ * fix — both together are the same exchange held again. Counts such
+ * exchanges back from the latest while the run did nothing between them
+ * (see actedBetween). Two counted back to back are a batch of one command
+ * over values (a month at a time, each answered "SUCCESS"), not a
+ * conversation: the count ends there. Spread over turns whose wording
+ * moves, so it only warns, and the next rewording cannot be foretold.
+ */
+const goesRound: Detector = (h, ctx, out) => {
+  if (h.outcome(0) !== 'ok' || !h.hasFreeText(0)) return;
+  let calls = 1;
+  let last = 0;
+  for (let back = 1; back < h.size; back++) {
+    if (h.outcome(back) !== 'ok' || !h.exchangeAlike(0, back)) continue;
+    if (back === last + 1 || actedBetween(h, last, back)) break;
+    calls++;
+    last = back;
+  }
+  if (calls < ctx.floor('revisit', h.toolId(0))) return;
+  out.push(evidence(h, calls, h.total - last, undefined));
+};
+
+/**
+ * Did the run act between the calls `newer` and `older` steps ago: a new
+ * command acknowledged (an edit, a state change: neither informative nor
+ * filler), or a call that was itself a wait (a sleep, a long poll)? A reply
+ * read, a lookup made, is information, not action.
+ */
+function actedBetween(h: RunHistory, newer: number, older: number): boolean {
+  for (let between = newer + 1; between < older; between++) {
+    if (h.lastedLong(between)) return true;
+    if (h.outcome(between) === 'ok' && !h.informative(between) && !filler(h, between)) return true;
+  }
+  return false;
+}
 
 function evidence(h: RunHistory, calls: number, since: number, next: Continuation | undefined): Evidence {
   return {

@@ -37,6 +37,12 @@ export const LONG_TEXT_SHINGLES = 64;
 export const DRIFT_SIMILARITY = 0.25;
 /** The bar for arguments, compared on 32 bins: a long argument cut off at another point, not another long argument. */
 export const NEAR_ARGS_SIMILARITY = 0.7;
+/**
+ * The looser bar at which a message and its answer, both at once, are the
+ * earlier exchange said again in other words (RunHistory.exchangeAlike):
+ * half their bigrams shared on each side.
+ */
+export const EXCHANGE_SIMILARITY = 0.5;
 
 export const FNV_OFFSET = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, hashText, textSketch } from '../../../src/fingerprint/index.js';
+import { canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { sketchSimilarity } from '../../../src/fingerprint/sketch.js';
 import { feed, times, type Call } from './feed.js';
 
@@ -1116,6 +1116,49 @@ describe('revisit', () => {
     const run = (end: number) => ({ tool: 'python', argsValue: { code: cell(end) }, result: 'north 120\nsouth 80', informative: true });
     const calls = [run(0), missing('Report.render'), found('Report'), found('Chart'), run(1), asked[1]!, missing('Report.render'), found('Report'), run(2)];
     expect(feed(calls).detectors).toContain('revisit');
+  });
+});
+
+describe('revisit: a conversation going round', () => {
+  /** `n` words on a topic, the last `changed` of them worded anew in each variant: the same thing said again in other words. */
+  const said = (topic: string, variant: number, n: number, changed: number) =>
+    Array.from({ length: n }, (_, i) => (i < n - changed ? `${topic}${i}` : `${topic}${i}v${variant}`)).join(' ');
+  /** A message sent and the reply it got. */
+  const turn = (message: string, reply: string): Call => ({ tool: 'send_message', argsValue: { content: message }, text: reply, informative: true });
+  const instructions = (v: number) => said('pin', v, 40, 7);
+  const stillLocked = (v: number) => said('still', v, 30, 6);
+  const other = (k: number) => turn(said(`step${k}x`, 0, 40, 0), said(`answer${k}x`, 0, 30, 0));
+  const lineRecord = { tool: 'get_line', args: 'L1002', result: '{"line_id":"L1002","status":"Active","plan_id":"P1002"}', informative: true };
+
+  it('flags the same instructions said again in other words and answered alike, between other turns', () => {
+    // Neither side is near by the bars every other detector reads: the message is reworded past J 0.7, the reply past J 0.65.
+    const message = fingerprintArgs({ content: instructions(1) }).argsSketch!;
+    expect(sketchSimilarity(message, fingerprintArgs({ content: instructions(3) }).argsSketch!)).toBeLessThan(0.7);
+    const calls = [other(0), turn(instructions(1), stillLocked(1)), other(1), lineRecord, turn(instructions(2), stillLocked(2)), other(2), lineRecord, turn(instructions(3), stillLocked(3))];
+    const r = feed(calls);
+    expect(r.firstWarning).toBe(8);
+    expect(r.detectors[7]).toBe('revisit');
+  });
+
+  it('leaves a refusal restated to each new plea alone: the message goes round, the replies move on', () => {
+    const calls = [1, 2, 3, 4].flatMap((v) => [turn(instructions(v), said(`plea${v}x`, 0, 30, 0)), other(v)]);
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('leaves the same failure reported after each new fix alone: the replies go round, the messages move on', () => {
+    const calls = [1, 2, 3, 4].flatMap((v) => [turn(said(`fix${v}x`, 0, 40, 0), stillLocked(v)), lineRecord]);
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('leaves a batch alone: one command over values, back to back, answered alike', () => {
+    const calls = [1, 2, 3, 4, 5].map((v) => turn(instructions(v), stillLocked(v)));
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
+  it('reads a command acknowledged between the exchanges as action: each is said after a change', () => {
+    const change = (k: number) => ({ tool: 'edit_file', args: `config/apn${k}.xml`, result: '{"ok":true}', acknowledgedWork: true });
+    const calls = [1, 2, 3, 4].flatMap((v) => [turn(instructions(v), stillLocked(v)), change(v)]);
+    expect(feed(calls).detectors).not.toContain('revisit');
   });
 });
 
