@@ -177,6 +177,8 @@ const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
 /** The token after a request/trace/span/correlation id label: minted per call. */
 const LABELLED_ID = /\b((?:request|trace|span|correlation)[ _-]?id)(\s*[:=#]?\s*)[A-Za-z0-9][\w-]{5,}/gi;
+/** The label LABELLED_ID starts from: prose naming a span or a request without an id ("batch span exporter") skips the replace. */
+const ID_LABEL = /(?:request|trace|span|correlation)[ _-]?id/i;
 const DIGIT = /\d/;
 /** Any word the pid, finished-in and labelled-id patterns start from. */
 const MAY_HOLD_LABELLED_NOISE = /pid|process| in |request|trace|span|correlation/i;
@@ -214,7 +216,7 @@ export function maskVolatileText(s: string): string {
   // "request id: …"), so strings without a space skip them; one scan decides for the rest.
   if (s.length >= 5 && s.indexOf(' ') !== -1 && MAY_HOLD_LABELLED_NOISE.test(s)) {
     // " in " and "process" are common prose: of the four, only a labelled id can match a string without digits.
-    if (!DIGIT.test(s)) return s.replace(LABELLED_ID, '$1$2<id>');
+    if (!DIGIT.test(s)) return ID_LABEL.test(s) ? s.replace(LABELLED_ID, '$1$2<id>') : s;
     s = s.replace(TEXT_PID, '$1$2<pid>').replace(FINISHED_IN, '$1<duration>').replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
   }
   return s;
