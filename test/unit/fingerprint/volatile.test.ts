@@ -128,6 +128,9 @@ describe('maskVolatileText', () => {
     ['span id abcdefgh and trace-ID: XyZabcde', 'span id <id> and trace-ID: <id>'],
     ['see Request_Id=abcdefg', 'see Request_Id=<id>'],
     ['correlationid #abc-def-ghi in process', 'correlationid #<id> in process'],
+    // Prose with digits: each labelled pattern masks what it finds, and only that.
+    ['3 results in 2 folders, process ok', '3 results in 2 folders, process ok'],
+    ['restarted (pid 41117); Done in 12s; request id: abc123def; trace 0604cd31ab', 'restarted (pid <pid>); Done in <duration>; request id: <id>; trace <id>'],
   ])('%s', (input, expected) => {
     expect(maskVolatileText(input)).toBe(expected);
   });
