@@ -206,7 +206,7 @@ export function maskVolatileText(s: string): string {
   if (s.length < 3) return s;
   if (s.length >= 15 && mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
   if (s.length >= 7 && mayHoldClockTime(s)) s = s.replace(CLOCK_TIME, '<time>');
-  if (s.length >= 5 && s.indexOf('[') !== -1) s = s.replace(EXECUTION_COUNTER, '$1[<n>]');
+  if (s.length >= 5 && s.indexOf('[') !== -1) s = replaceFound(s, EXECUTION_COUNTER, '$1[<n>]');
   if (s.length >= 36 && mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
   if (MAY_HOLD_DURATION_OR_TEMP_DIR.test(s)) {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');
@@ -227,9 +227,10 @@ export function maskVolatileText(s: string): string {
 
 /**
  * `s.replace(re, by)` for a global `re`, searching first: a replace that
- * finds nothing costs several times a search that finds nothing, and the
- * labelled-noise patterns seldom match the prose their gate lets through
- * ("3 results in 2 folders").
+ * finds nothing costs several times a search that finds nothing, and some
+ * gates let through much that their pattern does not match (the
+ * labelled-noise words in "3 results in 2 folders", a `[` that opens a link
+ * rather than an execution counter).
  */
 function replaceFound(s: string, re: RegExp, by: string): string {
   re.lastIndex = 0;
