@@ -177,6 +177,8 @@ const MAY_HOLD_DURATION_OR_TEMP_DIR = /\d ?[smunµ]|\/(?:tmp|var\/folders)\//;
 const TEXT_PID = /\b(pid|process)(\s*[:=#]?\s*)\d+\b/gi;
 /** The token after a request/trace/span/correlation id label: minted per call. */
 const LABELLED_ID = /\b((?:request|trace|span|correlation)[ _-]?id)(\s*[:=#]?\s*)[A-Za-z0-9][\w-]{5,}/gi;
+/** The label LABELLED_ID starts from: prose naming a span or a request without an id ("batch span exporter") skips the replace. */
+const ID_LABEL = /(?:request|trace|span|correlation)[ _-]?id/i;
 const DIGIT = /\d/;
 /** Any word the pid, finished-in and labelled-id patterns start from. */
 const MAY_HOLD_LABELLED_NOISE = /pid|process| in |request|trace|span|correlation/i;
@@ -204,7 +206,7 @@ export function maskVolatileText(s: string): string {
   if (s.length < 3) return s;
   if (s.length >= 15 && mayHoldTimestamp(s)) s = s.replace(ISO_TIMESTAMP, '<timestamp>');
   if (s.length >= 7 && mayHoldClockTime(s)) s = s.replace(CLOCK_TIME, '<time>');
-  if (s.length >= 5 && s.indexOf('[') !== -1) s = s.replace(EXECUTION_COUNTER, '$1[<n>]');
+  if (s.length >= 5 && s.indexOf('[') !== -1) s = replaceFound(s, EXECUTION_COUNTER, '$1[<n>]');
   if (s.length >= 36 && mayHoldUuid(s)) s = s.replace(UUID, '<uuid>');
   if (MAY_HOLD_DURATION_OR_TEMP_DIR.test(s)) {
     if (s.length >= 15 && (s.indexOf('/tmp/') !== -1 || s.indexOf('/var/folders/') !== -1)) s = s.replace(TEMP_DIR, '<tmpdir>');
@@ -214,10 +216,25 @@ export function maskVolatileText(s: string): string {
   // "request id: …"), so strings without a space skip them; one scan decides for the rest.
   if (s.length >= 5 && s.indexOf(' ') !== -1 && MAY_HOLD_LABELLED_NOISE.test(s)) {
     // " in " and "process" are common prose: of the four, only a labelled id can match a string without digits.
-    if (!DIGIT.test(s)) return s.replace(LABELLED_ID, '$1$2<id>');
-    s = s.replace(TEXT_PID, '$1$2<pid>').replace(FINISHED_IN, '$1<duration>').replace(LABELLED_ID, '$1$2<id>').replace(LABELLED_HEX, '$1$2<id>');
+    if (!DIGIT.test(s)) return ID_LABEL.test(s) ? s.replace(LABELLED_ID, '$1$2<id>') : s;
+    s = replaceFound(s, TEXT_PID, '$1$2<pid>');
+    s = replaceFound(s, FINISHED_IN, '$1<duration>');
+    s = replaceFound(s, LABELLED_ID, '$1$2<id>');
+    s = replaceFound(s, LABELLED_HEX, '$1$2<id>');
   }
   return s;
+}
+
+/**
+ * `s.replace(re, by)` for a global `re`, searching first: a replace that
+ * finds nothing costs several times a search that finds nothing, and some
+ * gates let through much that their pattern does not match (the
+ * labelled-noise words in "3 results in 2 folders", a `[` that opens a link
+ * rather than an execution counter).
+ */
+function replaceFound(s: string, re: RegExp, by: string): string {
+  re.lastIndex = 0;
+  return re.test(s) ? s.replace(re, by) : s;
 }
 
 /** Identifiers shorter than this are not looked for inside text: "7" or "42" would hit counts and page numbers. */

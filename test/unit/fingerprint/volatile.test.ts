@@ -123,6 +123,16 @@ describe('maskVolatileText', () => {
     ['a-b-c-d-e then 123e4567-e89b-12d3-a456-426614174000', 'a-b-c-d-e then <uuid>'],
     ['times 12:30 and 2026-11-30 12:30:00 and 1:2', 'times 12:30 and <timestamp> and 1:2'],
     ['short', 'short'],
+    ['see [1] and [2] in the list', 'see [1] and [2] in the list'],
+    ['Cell In[7], line 1 and Out [12]', 'Cell In[<n>], line 1 and Out[<n>]'],
+    // Prose without digits: only a labelled id is masked, in any case and spelling of its label.
+    ['batch span exporter queue', 'batch span exporter queue'],
+    ['span id abcdefgh and trace-ID: XyZabcde', 'span id <id> and trace-ID: <id>'],
+    ['see Request_Id=abcdefg', 'see Request_Id=<id>'],
+    ['correlationid #abc-def-ghi in process', 'correlationid #<id> in process'],
+    // Prose with digits: each labelled pattern masks what it finds, and only that.
+    ['3 results in 2 folders, process ok', '3 results in 2 folders, process ok'],
+    ['restarted (pid 41117); Done in 12s; request id: abc123def; trace 0604cd31ab', 'restarted (pid <pid>); Done in <duration>; request id: <id>; trace <id>'],
   ])('%s', (input, expected) => {
     expect(maskVolatileText(input)).toBe(expected);
   });
