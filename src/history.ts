@@ -11,6 +11,52 @@ import {
   sketchWords,
 } from './fingerprint/sketch.js';
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
+import { hex, hi, lo } from './history/hash-words.js';
+import {
+  ARGS_SKETCH_WORDS,
+  F_ANSWER,
+  F_ARGS_HI,
+  F_ARGS_LO,
+  F_ARGS_SKETCH,
+  F_ARGS_WORDS,
+  F_DIGIT_SHAPE,
+  F_ITEMS,
+  F_KIND,
+  F_NORM_HI,
+  F_NORM_LO,
+  F_PAGE,
+  F_RES_HI,
+  F_RES_LO,
+  F_RESULT_SKETCH,
+  F_SHAPE,
+  F_TOOL_FLAGS,
+  FLAG_ANSWERED_BEFORE,
+  FLAG_ASKED_AGAIN,
+  FLAG_BLOCKED,
+  FLAG_INFORMATIVE,
+  FLAG_NAMES_ID,
+  FLAG_SPACED,
+  KIND_ACKNOWLEDGED_WORK,
+  KIND_ARGS_NEAR,
+  KIND_ARGS_WORDS,
+  KIND_DETERMINISTIC,
+  KIND_ECHOED,
+  KIND_LASTED_LONG,
+  KIND_LISTED_ITEM,
+  KIND_NAMES_SUBJECT,
+  KIND_REASKED_SHIFT,
+  KIND_RESUBMITTED,
+  KIND_RESULT_NEAR,
+  KIND_RETURNED,
+  KIND_SHINGLES_SHIFT,
+  KIND_TRANSIENT,
+  KIND_WAITED,
+  OUTCOME_CODES,
+  OUTCOME_NAMES,
+  RESULT_SKETCH_WORDS,
+  SLOT,
+  TOOL_AND_OUTCOME,
+} from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
 /**
@@ -20,66 +66,6 @@ import type { FailureKind, Outcome } from './types.js';
  * hex chars; tool names are interned.
  */
 
-const F_ARGS_HI = 0;
-const F_ARGS_LO = 1;
-const F_NORM_HI = 2;
-const F_NORM_LO = 3;
-const F_RES_HI = 4;
-const F_RES_LO = 5;
-/** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both. */
-const F_TOOL_FLAGS = 6;
-const F_SHAPE = 7;
-/** Near-sameness flags and the failure kind. */
-const F_KIND = 8;
-/** The result's similarity sketch, 64 bins of 4 bits. */
-const F_RESULT_SKETCH = 9;
-const RESULT_SKETCH_WORDS = 9;
-/**
- * The skeleton hash and first 8 bins of the arguments' sketch: enough to tell
- * a long argument cut off elsewhere from another one. Arguments too short to
- * compare by sketch keep their word signature (fingerprint/words.ts) where
- * the bins would be: a call has one or the other, never both.
- */
-const F_ARGS_SKETCH = F_RESULT_SKETCH + RESULT_SKETCH_WORDS;
-const ARGS_SKETCH_WORDS = 5;
-const F_ARGS_WORDS = F_ARGS_SKETCH + 1;
-// The word signature must fit where the bins would be.
-if (SIGNATURE_WORDS > ARGS_SKETCH_WORDS - 1) throw new Error('a word signature outgrows the sketch bins it shares');
-/** Which answer this is: calls with the same answer (equal, or near an earlier one) share the number. */
-const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
-/** Which page view the result shows (32 bits of its page-state hash, never 0), or 0 for a result that shows none. */
-const F_PAGE = F_ANSWER + 1;
-/** 32 bits of the arguments' digit shape (HistoryEntry.digitShapeHash, never 0), or 0 when none was recorded. */
-const F_DIGIT_SHAPE = F_PAGE + 1;
-/** The order-free hash of what the result lists (HistoryEntry.itemSetHash, never 0), or 0 when it lists nothing. */
-const F_ITEMS = F_DIGIT_SHAPE + 1;
-const SLOT = F_ITEMS + 1;
-
-const KIND_RESULT_NEAR = 1;
-const KIND_ARGS_NEAR = 2;
-const KIND_TRANSIENT = 4;
-const KIND_DETERMINISTIC = 8;
-const KIND_ARGS_WORDS = 16;
-/** The call is what its acknowledgement is about (see HistoryEntry.acknowledgedWork). */
-const KIND_ACKNOWLEDGED_WORK = 32;
-/** The result's bigram count (capped at 255) sits in bits 8-15. */
-const KIND_SHINGLES_SHIFT = 8;
-/** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */
-const KIND_REASKED_SHIFT = 16;
-/** The call itself lasted SPACED_MS or more (a sleep, a long poll): bit 24. */
-const KIND_LASTED_LONG = 1 << 24;
-/** The run waited before or during the call (see push): bit 25. */
-const KIND_WAITED = 1 << 25;
-/** The call came back to a page view seen earlier in the window (see push): bit 26. */
-const KIND_RETURNED = 1 << 26;
-/** The call took an item of a listing (HistoryEntry.takesListedItem): bit 27. */
-const KIND_LISTED_ITEM = 1 << 27;
-/** The answer names what the arguments named (HistoryEntry.namesSubject): bit 28. */
-const KIND_NAMES_SUBJECT = 1 << 28;
-/** A new call told what its tool had told another call (see echoedAnswer): bit 29. */
-const KIND_ECHOED = 1 << 29;
-/** A pending answer that repeats, apart from its fresh handle, the one the same call got just before (see resubmitted): bit 31. */
-const KIND_RESUBMITTED = (1 << 31) >>> 0;
 /** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
 const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
@@ -97,17 +83,6 @@ function similarityOf(equal: number): number {
 }
 const ARGS_NEAR_BINS = binsForSimilarity(NEAR_ARGS_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
 
-const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
-const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
-const FLAG_BLOCKED = 4;
-const FLAG_INFORMATIVE = 8;
-const FLAG_NAMES_ID = 16;
-const FLAG_SPACED = 32;
-/** The call's tool had given its answer before, earlier in the window, when it came. */
-const FLAG_ANSWERED_BEFORE = 64;
-/** The call asked again for nothing (see noteAskedAgain). */
-const FLAG_ASKED_AGAIN = 128;
-const TOOL_AND_OUTCOME = 0xffffff03;
 /**
  * A call that starts this long after the previous one started, or lasts this
  * long, comes at a waiting pace (a poll every minute, a long poll that timed
@@ -186,30 +161,6 @@ export interface HistoryEntry {
    * undefined when the result lists nothing.
    */
   itemSetHash?: number;
-}
-
-/** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
-for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
-
-/** 32 bits from 8 hex chars at `from`; a malformed hash still yields a stable number. */
-function word(hash: string, from: number): number {
-  let v = 0;
-  for (let i = from; i < from + 8; i++) {
-    const c = hash.charCodeAt(i);
-    v = (v << 4) | (c < 128 ? HEX[c]! & 15 : c & 15);
-  }
-  return v >>> 0;
-}
-function hi(hash: string): number {
-  return word(hash, 0);
-}
-function lo(hash: string): number {
-  return word(hash, 8);
-}
-function hex(h: number, l: number): string {
-  return h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
 }
 
 /**
