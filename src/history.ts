@@ -1,17 +1,17 @@
-import {
-  binsForSimilarity,
-  comparableByNearness,
-  DRIFT_SIMILARITY,
-  equalBins,
-  LONG_TEXT_SHINGLES,
-  NEAR_ARGS_SIMILARITY,
-  NEAR_SIMILARITY,
-  NEAR_SIMILARITY_SHORT,
-  sketchShingles,
-  sketchWords,
-} from './fingerprint/sketch.js';
+import { comparableByNearness, LONG_TEXT_SHINGLES, sketchShingles, sketchWords } from './fingerprint/sketch.js';
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
 import { hex, hi, lo } from './history/hash-words.js';
+import {
+  argsAlike,
+  equalResultBins,
+  grewFrom,
+  RESULT_DRIFT_BINS,
+  RESULT_NEAR_BINS,
+  RESULT_NEAR_BINS_SHORT,
+  resentReworded,
+  rewordedAnswer,
+  shinglesAt,
+} from './history/nearness.js';
 import {
   ARGS_SKETCH_WORDS,
   F_ANSWER,
@@ -66,22 +66,8 @@ import type { FailureKind, Outcome } from './types.js';
  * hex chars; tool names are interned.
  */
 
-/** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
-const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
-const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
-/** The looser bar a reading must still meet against an answer's first reading: noise stays there, progress drifts away. */
-const RESULT_DRIFT_BINS = binsForSimilarity(DRIFT_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
-/** A bigger text sharing at least this share of the ratio of sizes with a smaller one contains it (sketch noise allowed for). */
-const CONTAINED = 0.9;
 /** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
 const EXACT_ANSWER = 0x80000000;
-/** Bigrams a text must gain to have grown: a line, not an OCR pass that read a few more words. */
-const MIN_GROWTH = 4;
-/** Estimated similarity from equal bins out of 64 (see sketchSimilarity). */
-function similarityOf(equal: number): number {
-  return (equal / 64 - 1 / 16) / (15 / 16);
-}
-const ARGS_NEAR_BINS = binsForSimilarity(NEAR_ARGS_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
 
 /**
  * A call that starts this long after the previous one started, or lasts this
@@ -329,7 +315,7 @@ export class RunHistory {
       answeredBefore ||= sameToolAnswer;
       const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
       const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
-      const sameNorm = sameAnswer && (normEqual || this.resentReworded(latest, other));
+      const sameNorm = sameAnswer && (normEqual || resentReworded(b, latest, other));
       const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
       // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
       // results, restated) is the same step: see rewordedAnswer.
@@ -340,10 +326,10 @@ export class RunHistory {
           (flags & TOOL_AND_OUTCOME) === toolOutcome &&
           b[other + F_ARGS_HI] === argsHi &&
           b[other + F_ARGS_LO] === argsLo &&
-          this.rewordedAnswer(latest, other));
+          rewordedAnswer(b, latest, other));
       b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
       b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
-      if (reasked === 0 && sameAnswer && (normEqual || this.argsAlike(latest, other))) reasked = p;
+      if (reasked === 0 && sameAnswer && (normEqual || argsAlike(b, latest, other))) reasked = p;
     }
     // push wrote this call's kind and flags afresh, with these bits clear.
     b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
@@ -355,27 +341,6 @@ export class RunHistory {
       b[exact + p] = 0;
       b[norm + p] = 0;
     }
-  }
-
-  /**
-   * Is the call at `x` the one at `y` sent again in other words, for the
-   * period counters? Its arguments are near (long ones by their sketch, short
-   * ones reworded by their word signatures: a flag respelled or added, words
-   * reordered), and it got the very same result, one that says
-   * something (not a bare acknowledgement, not "nothing found"). Near results
-   * are not enough: a fan-out of near questions gets near answers. Arguments
-   * that differ only in their digits (page=1, page=2) are a sweep, each call a
-   * new one; so is a call that takes the next item of a listing (takesListedItem).
-   */
-  private resentReworded(x: number, y: number): boolean {
-    const b = this.buf;
-    const flags = b[x + F_TOOL_FLAGS]!;
-    if ((flags & FLAG_INFORMATIVE) === 0 || (flags & 3) === OUTCOME_CODES.empty || (b[x + F_KIND]! & KIND_LISTED_ITEM) !== 0) return false;
-    if (b[x + F_RES_HI] !== b[y + F_RES_HI] || b[x + F_RES_LO] !== b[y + F_RES_LO]) return false;
-    // Words that name something (numbers among them) are kept apart by the signature itself: another page, another id.
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_WORDS) !== 0) return rewordedWords(b, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
-    const digitShape = b[x + F_DIGIT_SHAPE]!;
-    return digitShape !== 0 && b[y + F_DIGIT_SHAPE] !== 0 && b[y + F_DIGIT_SHAPE] !== digitShape && this.argsAlike(x, y);
   }
 
   /** Consecutive latest calls equal to the call p steps before them (exact arguments). */
@@ -620,7 +585,7 @@ export class RunHistory {
 
   /** Same tool, and the same normalised arguments or two long ones near enough (a cell cut off at another point). */
   similarCall(a: number, b: number): boolean {
-    return this.toolId(a) === this.toolId(b) && this.argsAlike(this.at(a), this.at(b));
+    return this.toolId(a) === this.toolId(b) && argsAlike(this.buf, this.at(a), this.at(b));
   }
 
   /** Will the next call still have a call with a word signature that found nothing in the window? */
@@ -741,70 +706,19 @@ export class RunHistory {
     // Newest first: near the latest reading of an answer, not grown out of it, and not drifted away from its first reading.
     for (let i = 0; i < firsts.length; i++) {
       const f = firsts[i]!;
-      const equal = this.equalResultBins(f, o);
+      const equal = equalResultBins(b, f, o);
       if (equal < 0) continue;
       // Short texts need more in common: a shared header (a file name, a page title) is most of them.
-      const shingles = Math.min(this.shinglesAt(f), this.shinglesAt(o));
-      if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || this.grewFrom(f, o, equal)) continue;
+      const shingles = Math.min(shinglesAt(b, f), shinglesAt(b, o));
+      if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || grewFrom(b, f, o, equal)) continue;
       const answer = b[f + F_ANSWER]!;
       let first = f;
       for (let j = i + 1; j < firsts.length; j++) if (b[firsts[j]! + F_ANSWER] === answer) first = firsts[j]!;
-      if (first === f || this.equalResultBins(first, o) >= RESULT_DRIFT_BINS) return answer;
+      if (first === f || equalResultBins(b, first, o) >= RESULT_DRIFT_BINS) return answer;
     }
     if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
     this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     return this.answers;
-  }
-
-  /**
-   * Is the long text at `x` the one at `y` reworded: the same call's answer
-   * restated, still within drift of it (the looser bar noise meets against
-   * an answer's first reading), and not grown out of it? For the cycle
-   * counters only: the same question asked verbatim between the same other
-   * steps, answered in other words, went round. Answer numbers keep the
-   * near bar, so a page or a verdict restated is not the same answer to
-   * every detector.
-   */
-  private rewordedAnswer(x: number, y: number): boolean {
-    const b = this.buf;
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_RESULT_NEAR) === 0 || Math.min(this.shinglesAt(x), this.shinglesAt(y)) < LONG_TEXT_SHINGLES) return false;
-    const equal = this.equalResultBins(y, x);
-    return equal >= RESULT_DRIFT_BINS && !this.grewFrom(y, x, equal);
-  }
-
-  /**
-   * Is the free text at `y` the one at `x` with more appended (a log read
-   * again after new lines)? Then `y` has more bigrams and holds nearly all of
-   * `x`'s: their similarity is close to the ratio of their sizes. A page read
-   * twice keeps its size and shares less.
-   */
-  private grewFrom(x: number, y: number, equal: number): boolean {
-    const before = this.shinglesAt(x);
-    const after = this.shinglesAt(y);
-    return after >= before + MIN_GROWTH && similarityOf(equal) >= CONTAINED * (before / after);
-  }
-
-  /** The result's bigram count at offset `o`. */
-  private shinglesAt(o: number): number {
-    return (this.buf[o + F_KIND]! >>> KIND_SHINGLES_SHIFT) & 255;
-  }
-
-  /** Equal bins of the result sketches at two offsets, or -1 when their skeletons differ. */
-  private equalResultBins(x: number, y: number): number {
-    const b = this.buf;
-    if (b[x + F_RESULT_SKETCH] !== b[y + F_RESULT_SKETCH]) return -1;
-    let equal = 0;
-    for (let w = 1; w < RESULT_SKETCH_WORDS; w++) equal += equalBins(b[x + F_RESULT_SKETCH + w]!, b[y + F_RESULT_SKETCH + w]!);
-    return equal;
-  }
-
-  private argsAlike(x: number, y: number): boolean {
-    const b = this.buf;
-    if (b[x + F_NORM_HI] === b[y + F_NORM_HI] && b[x + F_NORM_LO] === b[y + F_NORM_LO]) return true;
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_NEAR) === 0 || b[x + F_ARGS_SKETCH] !== b[y + F_ARGS_SKETCH]) return false;
-    let equal = 0;
-    for (let w = 1; w < ARGS_SKETCH_WORDS; w++) equal += equalBins(b[x + F_ARGS_SKETCH + w]!, b[y + F_ARGS_SKETCH + w]!);
-    return equal >= ARGS_NEAR_BINS;
   }
 
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */
@@ -828,4 +742,3 @@ export class RunHistory {
     return hex(this.buf[x + F_RES_HI]!, this.buf[x + F_RES_LO]!);
   }
 }
-
