@@ -1,17 +1,8 @@
-import { comparableByNearness, LONG_TEXT_SHINGLES, sketchShingles, sketchWords } from './fingerprint/sketch.js';
+import { comparableByNearness, sketchShingles, sketchWords } from './fingerprint/sketch.js';
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
+import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
 import { hex, hi, lo } from './history/hash-words.js';
-import {
-  argsAlike,
-  equalResultBins,
-  grewFrom,
-  RESULT_DRIFT_BINS,
-  RESULT_NEAR_BINS,
-  RESULT_NEAR_BINS_SHORT,
-  resentReworded,
-  rewordedAnswer,
-  shinglesAt,
-} from './history/nearness.js';
+import { argsAlike, resentReworded, rewordedAnswer } from './history/nearness.js';
 import {
   ARGS_SKETCH_WORDS,
   F_ANSWER,
@@ -66,8 +57,6 @@ import type { FailureKind, Outcome } from './types.js';
  * hex chars; tool names are interned.
  */
 
-/** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
-const EXACT_ANSWER = 0x80000000;
 
 /**
  * A call that starts this long after the previous one started, or lasts this
@@ -266,7 +255,9 @@ export class RunHistory {
     b[o + F_ITEMS] = e.itemSetHash ?? 0;
     if (page !== 0 && this.returnsToPage(page)) kind |= KIND_RETURNED;
     b[o + F_KIND] = kind;
-    b[o + F_ANSWER] = this.answerOf(o, tool);
+    let answer = answerOf(b, o, tool, this.size, this.window, this.firstOfAnswer);
+    if (answer === NEW_ANSWER) answer = this.answers = (this.answers + 1) & ~EXACT_ANSWER;
+    b[o + F_ANSWER] = answer;
     this.updatePeriodicity();
   }
 
@@ -311,7 +302,7 @@ export class RunHistory {
       // Step one slot back through the ring instead of a modulo per period.
       other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
       const flags = b[other + F_TOOL_FLAGS]!;
-      const sameToolAnswer = flags >>> 8 === tool && this.resultsAlike(latest, other);
+      const sameToolAnswer = flags >>> 8 === tool && resultsAlike(b, latest, other);
       answeredBefore ||= sameToolAnswer;
       const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
       const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
@@ -541,7 +532,7 @@ export class RunHistory {
    * reads "same result" here.
    */
   sameResult(a: number, b: number): boolean {
-    return this.resultsAlike(this.at(a), this.at(b));
+    return resultsAlike(this.buf, this.at(a), this.at(b));
   }
 
   /** The very same result (equal hashes): for evidence that rests on results alone. */
@@ -671,54 +662,6 @@ export class RunHistory {
   failure(back: number): FailureKind | undefined {
     const kind = this.buf[this.at(back) + F_KIND]!;
     return kind & KIND_TRANSIENT ? 'transient' : kind & KIND_DETERMINISTIC ? 'deterministic' : undefined;
-  }
-
-  private resultsAlike(x: number, y: number): boolean {
-    return this.buf[x + F_ANSWER] === this.buf[y + F_ANSWER];
-  }
-
-  /**
-   * The answer number of the call just written at offset `o`: that of an
-   * earlier call of the tool with the very same result, else that of an
-   * answer whose first call in the window is near this result, else a new
-   * one. Comparing with an answer's first call, not its latest, is what
-   * tells noise from progress: noise (OCR wording, "9 seconds ago") stays
-   * near the first reading, while a growing log or a moving table drifts
-   * away from it, however small each step.
-   */
-  private answerOf(o: number, tool: number): number {
-    const b = this.buf;
-    const resHi = b[o + F_RES_HI];
-    const resLo = b[o + F_RES_LO];
-    const near = (b[o + F_KIND]! & KIND_RESULT_NEAR) !== 0;
-    // Results too short to compare by sketch are their hash: equal hashes, the same answer, no scan. A blocked call
-    // (recorded with the hash of the answer it stands for, and no sketch) takes that answer's number.
-    if (!near && (b[o + F_TOOL_FLAGS]! & FLAG_BLOCKED) === 0) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
-    const firsts = this.firstOfAnswer;
-    firsts.length = 0;
-    let s = o;
-    for (let back = 1; back < this.size; back++) {
-      s = s === 0 ? (this.window - 1) * SLOT : s - SLOT;
-      if (b[s + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
-      if (b[s + F_RES_HI] === resHi && b[s + F_RES_LO] === resLo) return b[s + F_ANSWER]!;
-      if (near && (b[s + F_KIND]! & KIND_RESULT_NEAR) !== 0) firsts.push(s);
-    }
-    // Newest first: near the latest reading of an answer, not grown out of it, and not drifted away from its first reading.
-    for (let i = 0; i < firsts.length; i++) {
-      const f = firsts[i]!;
-      const equal = equalResultBins(b, f, o);
-      if (equal < 0) continue;
-      // Short texts need more in common: a shared header (a file name, a page title) is most of them.
-      const shingles = Math.min(shinglesAt(b, f), shinglesAt(b, o));
-      if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || grewFrom(b, f, o, equal)) continue;
-      const answer = b[f + F_ANSWER]!;
-      let first = f;
-      for (let j = i + 1; j < firsts.length; j++) if (b[firsts[j]! + F_ANSWER] === answer) first = firsts[j]!;
-      if (first === f || equalResultBins(b, first, o) >= RESULT_DRIFT_BINS) return answer;
-    }
-    if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
-    this.answers = (this.answers + 1) & ~EXACT_ANSWER;
-    return this.answers;
   }
 
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */
