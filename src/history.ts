@@ -2,7 +2,8 @@ import { comparableByNearness, sketchShingles, sketchWords } from './fingerprint
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
 import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
 import { hex, hi, lo } from './history/hash-words.js';
-import { argsAlike, resentReworded, rewordedAnswer } from './history/nearness.js';
+import { argsAlike } from './history/nearness.js';
+import { updatePeriodicity } from './history/periodicity.js';
 import {
   ARGS_SKETCH_WORDS,
   F_ANSWER,
@@ -46,7 +47,6 @@ import {
   OUTCOME_NAMES,
   RESULT_SKETCH_WORDS,
   SLOT,
-  TOOL_AND_OUTCOME,
 } from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -56,7 +56,6 @@ import type { FailureKind, Outcome } from './types.js';
  * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
-
 
 /**
  * A call that starts this long after the previous one started, or lasts this
@@ -258,7 +257,10 @@ export class RunHistory {
     let answer = answerOf(b, o, tool, this.size, this.window, this.firstOfAnswer);
     if (answer === NEW_ANSWER) answer = this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     b[o + F_ANSWER] = answer;
-    this.updatePeriodicity();
+    const answeredBefore = updatePeriodicity(b, o, this.window, this.total, this.periods, this.countersAt);
+    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
+    const saysSomething = (b[o + F_TOOL_FLAGS]! & 3) !== OUTCOME_CODES.error && (b[o + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+    if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[o + F_KIND] = b[o + F_KIND]! | KIND_ECHOED;
   }
 
   /**
@@ -278,60 +280,6 @@ export class RunHistory {
       last = false;
     }
     return false;
-  }
-
-  private updatePeriodicity(): void {
-    const b = this.buf;
-    const exact = this.countersAt;
-    const norm = exact + this.periods + 1;
-    const latest = this.at(0);
-    // Locals: writes into the same typed array keep V8 from caching these reads.
-    // Same tool and outcome: the tool bits and the two outcome bits of the shared word.
-    const toolOutcome = b[latest + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME;
-    const argsHi = b[latest + F_ARGS_HI]!;
-    const argsLo = b[latest + F_ARGS_LO]!;
-    const tool = toolOutcome >>> 8;
-    const reach = Math.min(this.periods, this.total - 1);
-    let reasked = 0;
-    let answeredBefore = false;
-    let other = latest;
-    // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
-    const before = latest === 0 ? (this.window - 1) * SLOT : latest - SLOT;
-    const afterItself = reach > 0 && b[before + F_TOOL_FLAGS]! >>> 8 === tool && b[before + F_ARGS_HI] === argsHi && b[before + F_ARGS_LO] === argsLo;
-    for (let p = 1; p <= reach; p++) {
-      // Step one slot back through the ring instead of a modulo per period.
-      other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
-      const flags = b[other + F_TOOL_FLAGS]!;
-      const sameToolAnswer = flags >>> 8 === tool && resultsAlike(b, latest, other);
-      answeredBefore ||= sameToolAnswer;
-      const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
-      const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
-      const sameNorm = sameAnswer && (normEqual || resentReworded(b, latest, other));
-      const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
-      // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
-      // results, restated) is the same step: see rewordedAnswer.
-      const sameStep =
-        sameExact ||
-        (!afterItself &&
-          !sameToolAnswer &&
-          (flags & TOOL_AND_OUTCOME) === toolOutcome &&
-          b[other + F_ARGS_HI] === argsHi &&
-          b[other + F_ARGS_LO] === argsLo &&
-          rewordedAnswer(b, latest, other));
-      b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
-      b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
-      if (reasked === 0 && sameAnswer && (normEqual || argsAlike(b, latest, other))) reasked = p;
-    }
-    // push wrote this call's kind and flags afresh, with these bits clear.
-    b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
-    if (answeredBefore) b[latest + F_TOOL_FLAGS] = b[latest + F_TOOL_FLAGS]! | FLAG_ANSWERED_BEFORE;
-    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
-    const saysSomething = (toolOutcome & 3) !== OUTCOME_CODES.error && (b[latest + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
-    if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[latest + F_KIND] = b[latest + F_KIND]! | KIND_ECHOED;
-    for (let p = reach + 1; p <= this.periods; p++) {
-      b[exact + p] = 0;
-      b[norm + p] = 0;
-    }
   }
 
   /** Consecutive latest calls equal to the call p steps before them (exact arguments). */
