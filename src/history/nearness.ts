@@ -37,7 +37,7 @@ import {
  * words and two slot offsets, and reads nothing else.
  */
 
-/** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
+/** Equal bins out of 64 (result) and 32 (arguments) from which two long values are the same. */
 export const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
 export const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
 /** The looser bar a reading must still meet against an answer's first reading: noise stays there, progress drifts away. */

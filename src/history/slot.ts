@@ -13,7 +13,7 @@ import type { Outcome } from '../types.js';
  *   7      F_SHAPE            32 bits of the digit-masked arguments' hash, or 0
  *   8      F_KIND             KIND_* bits and small counts
  *   9-17   F_RESULT_SKETCH    the result's sketch: skeleton, then 64 bins of 4 bits
- *   18-22  F_ARGS_SKETCH      the arguments' skeleton, then 16 bins or (F_ARGS_WORDS) a word signature
+ *   18-22  F_ARGS_SKETCH      the arguments' skeleton, then 32 bins or (F_ARGS_WORDS) a word signature
  *   23     F_ANSWER           the answer number (answers.ts)
  *   24     F_PAGE             32 bits of the page view's hash, or 0
  *   25     F_DIGIT_SHAPE      32 bits of the digit-folded arguments' hash, or 0
@@ -43,7 +43,7 @@ export const F_KIND = 8;
 export const F_RESULT_SKETCH = 9;
 export const RESULT_SKETCH_WORDS = 9;
 /**
- * The skeleton hash and first 8 bins of the arguments' sketch: enough to tell
+ * The skeleton hash and first 32 bins of the arguments' sketch: enough to tell
  * a long argument cut off elsewhere from another one. Arguments too short to
  * compare by sketch keep their word signature (fingerprint/words.ts) where
  * the bins would be: a call has one or the other, never both.
