@@ -4,7 +4,11 @@ import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answ
 import { hex, hi, lo } from './history/hash-words.js';
 import { argsAlike } from './history/nearness.js';
 import { updatePeriodicity } from './history/periodicity.js';
-import {
+import * as slot from './history/slot.js';
+import type { FailureKind, Outcome } from './types.js';
+
+// Module-local copies of the slot layout: see slot.ts on why.
+const {
   ARGS_SKETCH_WORDS,
   F_ANSWER,
   F_ARGS_HI,
@@ -47,8 +51,7 @@ import {
   OUTCOME_NAMES,
   RESULT_SKETCH_WORDS,
   SLOT,
-} from './history/slot.js';
-import type { FailureKind, Outcome } from './types.js';
+} = slot;
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one

@@ -1,6 +1,9 @@
 import { LONG_TEXT_SHINGLES } from '../fingerprint/sketch.js';
 import { equalResultBins, grewFrom, RESULT_DRIFT_BINS, RESULT_NEAR_BINS, RESULT_NEAR_BINS_SHORT, shinglesAt } from './nearness.js';
-import { F_ANSWER, F_KIND, F_RES_HI, F_RES_LO, F_TOOL_FLAGS, FLAG_BLOCKED, KIND_RESULT_NEAR, SLOT } from './slot.js';
+import * as slot from './slot.js';
+
+// Module-local copies of the slot layout: see slot.ts on why.
+const { F_ANSWER, F_KIND, F_RES_HI, F_RES_LO, F_TOOL_FLAGS, FLAG_BLOCKED, KIND_RESULT_NEAR, SLOT } = slot;
 
 /**
  * Answer numbers: calls whose results are the same answer (equal, or long

@@ -8,7 +8,10 @@ import {
   NEAR_SIMILARITY_SHORT,
 } from '../fingerprint/sketch.js';
 import { rewordedWords } from '../fingerprint/words.js';
-import {
+import * as slot from './slot.js';
+
+// Module-local copies of the slot layout: see slot.ts on why.
+const {
   ARGS_SKETCH_WORDS,
   F_ARGS_SKETCH,
   F_ARGS_WORDS,
@@ -28,7 +31,7 @@ import {
   KIND_SHINGLES_SHIFT,
   OUTCOME_CODES,
   RESULT_SKETCH_WORDS,
-} from './slot.js';
+} = slot;
 
 /**
  * How two slots of the ring compare beyond equal hashes: near results and

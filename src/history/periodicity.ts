@@ -1,6 +1,9 @@
 import { resultsAlike } from './answers.js';
 import { argsAlike, resentReworded, rewordedAnswer } from './nearness.js';
-import {
+import * as slot from './slot.js';
+
+// Module-local copies of the slot layout: see slot.ts on why.
+const {
   F_ARGS_HI,
   F_ARGS_LO,
   F_KIND,
@@ -11,7 +14,7 @@ import {
   KIND_REASKED_SHIFT,
   SLOT,
   TOOL_AND_OUTCOME,
-} from './slot.js';
+} = slot;
 
 /**
  * The streaming periodicity counters RunHistory keeps after its ring

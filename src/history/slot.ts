@@ -26,6 +26,12 @@ import type { Outcome } from '../types.js';
  * F_TOOL_FLAGS bits: 0-1 the outcome code, 2 BLOCKED, 3 INFORMATIVE,
  * 4 NAMES_ID, 5 SPACED, 6 ANSWERED_BEFORE, 7 ASKED_AGAIN, 8-31 the tool id:
  * none free.
+ *
+ * The modules that read slots copy these into module-local consts
+ * (`const { F_KIND, … } = slot`): V8 reads an imported binding through its
+ * module cell, with a hole check, at every use, and these are read at every
+ * use on the hot path; a module-local const costs it nothing of the kind
+ * (the detector bench ran about a tenth slower with plain imports).
  */
 
 export const F_ARGS_HI = 0;
