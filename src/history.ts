@@ -7,6 +7,13 @@ import { updatePeriodicity } from './history/periodicity.js';
 import * as slot from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
+/**
+ * Compact per-run history: a ring of the last `window` tool calls kept in one
+ * Uint32Array, so a tracked run costs a fixed ~3.4 KB however long it lives
+ * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
+ * hex chars; tool names are interned.
+ */
+
 // Module-local copies of the slot layout: see slot.ts on why.
 const {
   ARGS_SKETCH_WORDS,
@@ -52,13 +59,6 @@ const {
   RESULT_SKETCH_WORDS,
   SLOT,
 } = slot;
-
-/**
- * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~3.4 KB however long it lives
- * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
- * hex chars; tool names are interned.
- */
 
 /**
  * A call that starts this long after the previous one started, or lasts this

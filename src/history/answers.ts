@@ -2,14 +2,14 @@ import { LONG_TEXT_SHINGLES } from '../fingerprint/sketch.js';
 import { equalResultBins, grewFrom, RESULT_DRIFT_BINS, RESULT_NEAR_BINS, RESULT_NEAR_BINS_SHORT, shinglesAt } from './nearness.js';
 import * as slot from './slot.js';
 
-// Module-local copies of the slot layout: see slot.ts on why.
-const { F_ANSWER, F_KIND, F_RES_HI, F_RES_LO, F_TOOL_FLAGS, FLAG_BLOCKED, KIND_RESULT_NEAR, SLOT } = slot;
-
 /**
  * Answer numbers: calls whose results are the same answer (equal, or long
  * texts near enough that the difference is noise) share the number kept in
  * their slot's F_ANSWER word, so every "same result" is one comparison.
  */
+
+// Module-local copies of the slot layout: see slot.ts on why.
+const { F_ANSWER, F_KIND, F_RES_HI, F_RES_LO, F_TOOL_FLAGS, FLAG_BLOCKED, KIND_RESULT_NEAR, SLOT } = slot;
 
 /** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
 export const EXACT_ANSWER = 0x80000000;
@@ -20,10 +20,10 @@ export const NEW_ANSWER = -1;
  * The answer number of the call just written at offset `o`: that of an
  * earlier call of the tool with the very same result, else that of an
  * answer whose first call in the window is near this result, else
- * NEW_ANSWER for the caller to number. Comparing with an answer's first call, not its latest, is what
- * tells noise from progress: noise (OCR wording, "9 seconds ago") stays
- * near the first reading, while a growing log or a moving table drifts
- * away from it, however small each step.
+ * NEW_ANSWER for the caller to number. Comparing with an answer's first
+ * call, not its latest, is what tells noise from progress: noise (OCR
+ * wording, "9 seconds ago") stays near the first reading, while a growing
+ * log or a moving table drifts away from it, however small each step.
  */
 export function answerOf(b: Uint32Array, o: number, tool: number, size: number, window: number, firsts: number[]): number {
   const resHi = b[o + F_RES_HI];

@@ -10,6 +10,13 @@ import {
 import { rewordedWords } from '../fingerprint/words.js';
 import * as slot from './slot.js';
 
+/**
+ * How two slots of the ring compare beyond equal hashes: near results and
+ * near arguments by their sketch bins, a text grown out of another, an
+ * answer restated, a call resent in other words. Each takes the ring's
+ * words and two slot offsets, and reads nothing else.
+ */
+
 // Module-local copies of the slot layout: see slot.ts on why.
 const {
   ARGS_SKETCH_WORDS,
@@ -32,13 +39,6 @@ const {
   OUTCOME_CODES,
   RESULT_SKETCH_WORDS,
 } = slot;
-
-/**
- * How two slots of the ring compare beyond equal hashes: near results and
- * near arguments by their sketch bins, a text grown out of another, an
- * answer restated, a call resent in other words. Each takes the ring's
- * words and two slot offsets, and reads nothing else.
- */
 
 /** Equal bins out of 64 (result) and 32 (arguments) from which two long values are the same. */
 export const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);

@@ -2,6 +2,12 @@ import { resultsAlike } from './answers.js';
 import { argsAlike, resentReworded, rewordedAnswer } from './nearness.js';
 import * as slot from './slot.js';
 
+/**
+ * The streaming periodicity counters RunHistory keeps after its ring
+ * (RunHistory.exactRun, RunHistory.normRun), brought up to date by one pass
+ * over the periods as each call is pushed.
+ */
+
 // Module-local copies of the slot layout: see slot.ts on why.
 const {
   F_ARGS_HI,
@@ -15,12 +21,6 @@ const {
   SLOT,
   TOOL_AND_OUTCOME,
 } = slot;
-
-/**
- * The streaming periodicity counters RunHistory keeps after its ring
- * (RunHistory.exactRun, RunHistory.normRun), brought up to date by one pass
- * over the periods as each call is pushed.
- */
 
 /**
  * Compares the call just written at `latest` with the call p steps before it
