@@ -1,17 +1,10 @@
-import {
-  binsForSimilarity,
-  comparableByNearness,
-  DRIFT_SIMILARITY,
-  equalBins,
-  EXCHANGE_SIMILARITY,
-  LONG_TEXT_SHINGLES,
-  NEAR_ARGS_SIMILARITY,
-  NEAR_SIMILARITY,
-  NEAR_SIMILARITY_SHORT,
-  sketchShingles,
-  sketchWords,
-} from './fingerprint/sketch.js';
+import { comparableByNearness, sketchShingles, sketchWords } from './fingerprint/sketch.js';
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
+import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
+import { hex, hi, lo } from './history/hash-words.js';
+import { argsAlike, exchangeAlike } from './history/nearness.js';
+import { updatePeriodicity } from './history/periodicity.js';
+import * as slot from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
 /**
@@ -21,97 +14,52 @@ import type { FailureKind, Outcome } from './types.js';
  * hex chars; tool names are interned.
  */
 
-const F_ARGS_HI = 0;
-const F_ARGS_LO = 1;
-const F_NORM_HI = 2;
-const F_NORM_LO = 3;
-const F_RES_HI = 4;
-const F_RES_LO = 5;
-/** Tool id in the high 24 bits, flags (outcome, blocked, …) in the low 8: one word for both. */
-const F_TOOL_FLAGS = 6;
-const F_SHAPE = 7;
-/** Near-sameness flags and the failure kind. */
-const F_KIND = 8;
-/** The result's similarity sketch, 64 bins of 4 bits. */
-const F_RESULT_SKETCH = 9;
-const RESULT_SKETCH_WORDS = 9;
-/**
- * The skeleton hash and first 8 bins of the arguments' sketch: enough to tell
- * a long argument cut off elsewhere from another one. Arguments too short to
- * compare by sketch keep their word signature (fingerprint/words.ts) where
- * the bins would be: a call has one or the other, never both.
- */
-const F_ARGS_SKETCH = F_RESULT_SKETCH + RESULT_SKETCH_WORDS;
-const ARGS_SKETCH_WORDS = 5;
-const F_ARGS_WORDS = F_ARGS_SKETCH + 1;
-// The word signature must fit where the bins would be.
-if (SIGNATURE_WORDS > ARGS_SKETCH_WORDS - 1) throw new Error('a word signature outgrows the sketch bins it shares');
-/** Which answer this is: calls with the same answer (equal, or near an earlier one) share the number. */
-const F_ANSWER = F_ARGS_SKETCH + ARGS_SKETCH_WORDS;
-/** Which page view the result shows (32 bits of its page-state hash, never 0), or 0 for a result that shows none. */
-const F_PAGE = F_ANSWER + 1;
-/** 32 bits of the arguments' digit shape (HistoryEntry.digitShapeHash, never 0), or 0 when none was recorded. */
-const F_DIGIT_SHAPE = F_PAGE + 1;
-/** The order-free hash of what the result lists (HistoryEntry.itemSetHash, never 0), or 0 when it lists nothing. */
-const F_ITEMS = F_DIGIT_SHAPE + 1;
-const SLOT = F_ITEMS + 1;
+// Module-local copies of the slot layout: see slot.ts on why.
+const {
+  ARGS_SKETCH_WORDS,
+  F_ANSWER,
+  F_ARGS_HI,
+  F_ARGS_LO,
+  F_ARGS_SKETCH,
+  F_ARGS_WORDS,
+  F_DIGIT_SHAPE,
+  F_ITEMS,
+  F_KIND,
+  F_NORM_HI,
+  F_NORM_LO,
+  F_PAGE,
+  F_RES_HI,
+  F_RES_LO,
+  F_RESULT_SKETCH,
+  F_SHAPE,
+  F_TOOL_FLAGS,
+  FLAG_ANSWERED_BEFORE,
+  FLAG_ASKED_AGAIN,
+  FLAG_BLOCKED,
+  FLAG_INFORMATIVE,
+  FLAG_NAMES_ID,
+  FLAG_SPACED,
+  KIND_ACKNOWLEDGED_WORK,
+  KIND_ARGS_NEAR,
+  KIND_ARGS_WORDS,
+  KIND_DETERMINISTIC,
+  KIND_ECHOED,
+  KIND_LASTED_LONG,
+  KIND_LISTED_ITEM,
+  KIND_NAMES_SUBJECT,
+  KIND_REASKED_SHIFT,
+  KIND_RESUBMITTED,
+  KIND_RESULT_NEAR,
+  KIND_RETURNED,
+  KIND_SHINGLES_SHIFT,
+  KIND_TRANSIENT,
+  KIND_WAITED,
+  OUTCOME_CODES,
+  OUTCOME_NAMES,
+  RESULT_SKETCH_WORDS,
+  SLOT,
+} = slot;
 
-const KIND_RESULT_NEAR = 1;
-const KIND_ARGS_NEAR = 2;
-const KIND_TRANSIENT = 4;
-const KIND_DETERMINISTIC = 8;
-const KIND_ARGS_WORDS = 16;
-/** The call is what its acknowledgement is about (see HistoryEntry.acknowledgedWork). */
-const KIND_ACKNOWLEDGED_WORK = 32;
-/** The result's bigram count (capped at 255) sits in bits 8-15. */
-const KIND_SHINGLES_SHIFT = 8;
-/** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */
-const KIND_REASKED_SHIFT = 16;
-/** The call itself lasted SPACED_MS or more (a sleep, a long poll): bit 24. */
-const KIND_LASTED_LONG = 1 << 24;
-/** The run waited before or during the call (see push): bit 25. */
-const KIND_WAITED = 1 << 25;
-/** The call came back to a page view seen earlier in the window (see push): bit 26. */
-const KIND_RETURNED = 1 << 26;
-/** The call took an item of a listing (HistoryEntry.takesListedItem): bit 27. */
-const KIND_LISTED_ITEM = 1 << 27;
-/** The answer names what the arguments named (HistoryEntry.namesSubject): bit 28. */
-const KIND_NAMES_SUBJECT = 1 << 28;
-/** A new call told what its tool had told another call (see echoedAnswer): bit 29. */
-const KIND_ECHOED = 1 << 29;
-/** A pending answer that repeats, apart from its fresh handle, the one the same call got just before (see resubmitted): bit 31. */
-const KIND_RESUBMITTED = (1 << 31) >>> 0;
-/** Equal bins out of 64 (result) and 16 (arguments) from which two long values are the same. */
-const RESULT_NEAR_BINS = binsForSimilarity(NEAR_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
-const RESULT_NEAR_BINS_SHORT = binsForSimilarity(NEAR_SIMILARITY_SHORT, (RESULT_SKETCH_WORDS - 1) * 8);
-/** The looser bar a reading must still meet against an answer's first reading: noise stays there, progress drifts away. */
-const RESULT_DRIFT_BINS = binsForSimilarity(DRIFT_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
-/** A bigger text sharing at least this share of the ratio of sizes with a smaller one contains it (sketch noise allowed for). */
-const CONTAINED = 0.9;
-/** Answer numbers of results compared by hash have this bit; numbers handed out to sketched answers do not. */
-const EXACT_ANSWER = 0x80000000;
-/** Bigrams a text must gain to have grown: a line, not an OCR pass that read a few more words. */
-const MIN_GROWTH = 4;
-/** Estimated similarity from equal bins out of 64 (see sketchSimilarity). */
-function similarityOf(equal: number): number {
-  return (equal / 64 - 1 / 16) / (15 / 16);
-}
-const ARGS_NEAR_BINS = binsForSimilarity(NEAR_ARGS_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
-/** Equal bins from which an exchange is said again (see exchangeAlike): out of 32 for the arguments, 64 for the result. */
-const EXCHANGE_ARGS_BINS = binsForSimilarity(EXCHANGE_SIMILARITY, (ARGS_SKETCH_WORDS - 1) * 8);
-const EXCHANGE_RESULT_BINS = binsForSimilarity(EXCHANGE_SIMILARITY, (RESULT_SKETCH_WORDS - 1) * 8);
-
-const OUTCOME_CODES: Record<Outcome, number> = { ok: 0, empty: 1, error: 2, pending: 3 };
-const OUTCOME_NAMES: readonly Outcome[] = ['ok', 'empty', 'error', 'pending'];
-const FLAG_BLOCKED = 4;
-const FLAG_INFORMATIVE = 8;
-const FLAG_NAMES_ID = 16;
-const FLAG_SPACED = 32;
-/** The call's tool had given its answer before, earlier in the window, when it came. */
-const FLAG_ANSWERED_BEFORE = 64;
-/** The call asked again for nothing (see noteAskedAgain). */
-const FLAG_ASKED_AGAIN = 128;
-const TOOL_AND_OUTCOME = 0xffffff03;
 /**
  * A call that starts this long after the previous one started, or lasts this
  * long, comes at a waiting pace (a poll every minute, a long poll that timed
@@ -190,30 +138,6 @@ export interface HistoryEntry {
    * undefined when the result lists nothing.
    */
   itemSetHash?: number;
-}
-
-/** Hex digit values by char code (-1 for anything else); faster than parseInt on a slice, which allocates. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
-for (let i = 10; i < 16; i++) HEX['ABCDEF'.charCodeAt(i - 10)] = i;
-
-/** 32 bits from 8 hex chars at `from`; a malformed hash still yields a stable number. */
-function word(hash: string, from: number): number {
-  let v = 0;
-  for (let i = from; i < from + 8; i++) {
-    const c = hash.charCodeAt(i);
-    v = (v << 4) | (c < 128 ? HEX[c]! & 15 : c & 15);
-  }
-  return v >>> 0;
-}
-function hi(hash: string): number {
-  return word(hash, 0);
-}
-function lo(hash: string): number {
-  return word(hash, 8);
-}
-function hex(h: number, l: number): string {
-  return h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
 }
 
 /**
@@ -333,8 +257,13 @@ export class RunHistory {
     b[o + F_ITEMS] = e.itemSetHash ?? 0;
     if (page !== 0 && this.returnsToPage(page)) kind |= KIND_RETURNED;
     b[o + F_KIND] = kind;
-    b[o + F_ANSWER] = this.answerOf(o, tool);
-    this.updatePeriodicity();
+    let answer = answerOf(b, o, tool, this.size, this.window, this.firstOfAnswer);
+    if (answer === NEW_ANSWER) answer = this.answers = (this.answers + 1) & ~EXACT_ANSWER;
+    b[o + F_ANSWER] = answer;
+    const answeredBefore = updatePeriodicity(b, o, this.window, this.total, this.periods, this.countersAt);
+    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
+    const saysSomething = (b[o + F_TOOL_FLAGS]! & 3) !== OUTCOME_CODES.error && (b[o + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
+    if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[o + F_KIND] = b[o + F_KIND]! | KIND_ECHOED;
   }
 
   /**
@@ -354,81 +283,6 @@ export class RunHistory {
       last = false;
     }
     return false;
-  }
-
-  private updatePeriodicity(): void {
-    const b = this.buf;
-    const exact = this.countersAt;
-    const norm = exact + this.periods + 1;
-    const latest = this.at(0);
-    // Locals: writes into the same typed array keep V8 from caching these reads.
-    // Same tool and outcome: the tool bits and the two outcome bits of the shared word.
-    const toolOutcome = b[latest + F_TOOL_FLAGS]! & TOOL_AND_OUTCOME;
-    const argsHi = b[latest + F_ARGS_HI]!;
-    const argsLo = b[latest + F_ARGS_LO]!;
-    const tool = toolOutcome >>> 8;
-    const reach = Math.min(this.periods, this.total - 1);
-    let reasked = 0;
-    let answeredBefore = false;
-    let other = latest;
-    // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
-    const before = latest === 0 ? (this.window - 1) * SLOT : latest - SLOT;
-    const afterItself = reach > 0 && b[before + F_TOOL_FLAGS]! >>> 8 === tool && b[before + F_ARGS_HI] === argsHi && b[before + F_ARGS_LO] === argsLo;
-    for (let p = 1; p <= reach; p++) {
-      // Step one slot back through the ring instead of a modulo per period.
-      other = other === 0 ? (this.window - 1) * SLOT : other - SLOT;
-      const flags = b[other + F_TOOL_FLAGS]!;
-      const sameToolAnswer = flags >>> 8 === tool && this.resultsAlike(latest, other);
-      answeredBefore ||= sameToolAnswer;
-      const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
-      const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
-      const sameNorm = sameAnswer && (normEqual || this.resentReworded(latest, other));
-      const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
-      // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
-      // results, restated) is the same step: see rewordedAnswer.
-      const sameStep =
-        sameExact ||
-        (!afterItself &&
-          !sameToolAnswer &&
-          (flags & TOOL_AND_OUTCOME) === toolOutcome &&
-          b[other + F_ARGS_HI] === argsHi &&
-          b[other + F_ARGS_LO] === argsLo &&
-          this.rewordedAnswer(latest, other));
-      b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
-      b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
-      if (reasked === 0 && sameAnswer && (normEqual || this.argsAlike(latest, other))) reasked = p;
-    }
-    // push wrote this call's kind and flags afresh, with these bits clear.
-    b[latest + F_KIND] = b[latest + F_KIND]! | (reasked << KIND_REASKED_SHIFT);
-    if (answeredBefore) b[latest + F_TOOL_FLAGS] = b[latest + F_TOOL_FLAGS]! | FLAG_ANSWERED_BEFORE;
-    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
-    const saysSomething = (toolOutcome & 3) !== OUTCOME_CODES.error && (b[latest + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
-    if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[latest + F_KIND] = b[latest + F_KIND]! | KIND_ECHOED;
-    for (let p = reach + 1; p <= this.periods; p++) {
-      b[exact + p] = 0;
-      b[norm + p] = 0;
-    }
-  }
-
-  /**
-   * Is the call at `x` the one at `y` sent again in other words, for the
-   * period counters? Its arguments are near (long ones by their sketch, short
-   * ones reworded by their word signatures: a flag respelled or added, words
-   * reordered), and it got the very same result, one that says
-   * something (not a bare acknowledgement, not "nothing found"). Near results
-   * are not enough: a fan-out of near questions gets near answers. Arguments
-   * that differ only in their digits (page=1, page=2) are a sweep, each call a
-   * new one; so is a call that takes the next item of a listing (takesListedItem).
-   */
-  private resentReworded(x: number, y: number): boolean {
-    const b = this.buf;
-    const flags = b[x + F_TOOL_FLAGS]!;
-    if ((flags & FLAG_INFORMATIVE) === 0 || (flags & 3) === OUTCOME_CODES.empty || (b[x + F_KIND]! & KIND_LISTED_ITEM) !== 0) return false;
-    if (b[x + F_RES_HI] !== b[y + F_RES_HI] || b[x + F_RES_LO] !== b[y + F_RES_LO]) return false;
-    // Words that name something (numbers among them) are kept apart by the signature itself: another page, another id.
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_WORDS) !== 0) return rewordedWords(b, x + F_ARGS_WORDS, y + F_ARGS_WORDS);
-    const digitShape = b[x + F_DIGIT_SHAPE]!;
-    return digitShape !== 0 && b[y + F_DIGIT_SHAPE] !== 0 && b[y + F_DIGIT_SHAPE] !== digitShape && this.argsAlike(x, y);
   }
 
   /** Consecutive latest calls equal to the call p steps before them (exact arguments). */
@@ -629,7 +483,7 @@ export class RunHistory {
    * reads "same result" here.
    */
   sameResult(a: number, b: number): boolean {
-    return this.resultsAlike(this.at(a), this.at(b));
+    return resultsAlike(this.buf, this.at(a), this.at(b));
   }
 
   /** The very same result (equal hashes): for evidence that rests on results alone. */
@@ -673,22 +527,12 @@ export class RunHistory {
 
   /** Same tool, and the same normalised arguments or two long ones near enough (a cell cut off at another point). */
   similarCall(a: number, b: number): boolean {
-    return this.toolId(a) === this.toolId(b) && this.argsAlike(this.at(a), this.at(b));
+    return this.toolId(a) === this.toolId(b) && argsAlike(this.buf, this.at(a), this.at(b));
   }
 
-  /**
-   * Are the two calls one exchange said again: the same tool, free text in
-   * both arguments (a message) and both results long enough to compare (the
-   * reply), each side at J ≥ EXCHANGE_SIMILARITY from the other? Looser
-   * than "near" on purpose: a message reworded, or a reply reworded, is
-   * weak evidence alone, the two together are not. Only the `revisit`
-   * detector reads this; "the same result" stays the answer number.
-   */
+  /** Are the two calls one exchange said again (nearness.ts exchangeAlike)? Only `revisit` reads this; "the same result" stays the answer number. */
   exchangeAlike(a: number, b: number): boolean {
-    const x = this.at(a);
-    const y = this.at(b);
-    if (this.buf[x + F_TOOL_FLAGS]! >>> 8 !== this.buf[y + F_TOOL_FLAGS]! >>> 8 || this.equalArgsBins(x, y) < EXCHANGE_ARGS_BINS) return false;
-    return (this.buf[x + F_KIND]! & this.buf[y + F_KIND]! & KIND_RESULT_NEAR) !== 0 && this.equalResultBins(x, y) >= EXCHANGE_RESULT_BINS;
+    return exchangeAlike(this.buf, this.at(a), this.at(b));
   }
 
   /** Will the next call still have a call with a word signature that found nothing in the window? */
@@ -776,111 +620,6 @@ export class RunHistory {
     return kind & KIND_TRANSIENT ? 'transient' : kind & KIND_DETERMINISTIC ? 'deterministic' : undefined;
   }
 
-  private resultsAlike(x: number, y: number): boolean {
-    return this.buf[x + F_ANSWER] === this.buf[y + F_ANSWER];
-  }
-
-  /**
-   * The answer number of the call just written at offset `o`: that of an
-   * earlier call of the tool with the very same result, else that of an
-   * answer whose first call in the window is near this result, else a new
-   * one. Comparing with an answer's first call, not its latest, is what
-   * tells noise from progress: noise (OCR wording, "9 seconds ago") stays
-   * near the first reading, while a growing log or a moving table drifts
-   * away from it, however small each step.
-   */
-  private answerOf(o: number, tool: number): number {
-    const b = this.buf;
-    const resHi = b[o + F_RES_HI];
-    const resLo = b[o + F_RES_LO];
-    const near = (b[o + F_KIND]! & KIND_RESULT_NEAR) !== 0;
-    // Results too short to compare by sketch are their hash: equal hashes, the same answer, no scan. A blocked call
-    // (recorded with the hash of the answer it stands for, and no sketch) takes that answer's number.
-    if (!near && (b[o + F_TOOL_FLAGS]! & FLAG_BLOCKED) === 0) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
-    const firsts = this.firstOfAnswer;
-    firsts.length = 0;
-    let s = o;
-    for (let back = 1; back < this.size; back++) {
-      s = s === 0 ? (this.window - 1) * SLOT : s - SLOT;
-      if (b[s + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
-      if (b[s + F_RES_HI] === resHi && b[s + F_RES_LO] === resLo) return b[s + F_ANSWER]!;
-      if (near && (b[s + F_KIND]! & KIND_RESULT_NEAR) !== 0) firsts.push(s);
-    }
-    // Newest first: near the latest reading of an answer, not grown out of it, and not drifted away from its first reading.
-    for (let i = 0; i < firsts.length; i++) {
-      const f = firsts[i]!;
-      const equal = this.equalResultBins(f, o);
-      if (equal < 0) continue;
-      // Short texts need more in common: a shared header (a file name, a page title) is most of them.
-      const shingles = Math.min(this.shinglesAt(f), this.shinglesAt(o));
-      if (equal < (shingles < LONG_TEXT_SHINGLES ? RESULT_NEAR_BINS_SHORT : RESULT_NEAR_BINS) || this.grewFrom(f, o, equal)) continue;
-      const answer = b[f + F_ANSWER]!;
-      let first = f;
-      for (let j = i + 1; j < firsts.length; j++) if (b[firsts[j]! + F_ANSWER] === answer) first = firsts[j]!;
-      if (first === f || this.equalResultBins(first, o) >= RESULT_DRIFT_BINS) return answer;
-    }
-    if (!near) return ((resHi! ^ resLo!) | EXACT_ANSWER) >>> 0;
-    this.answers = (this.answers + 1) & ~EXACT_ANSWER;
-    return this.answers;
-  }
-
-  /**
-   * Is the long text at `x` the one at `y` reworded: the same call's answer
-   * restated, still within drift of it (the looser bar noise meets against
-   * an answer's first reading), and not grown out of it? For the cycle
-   * counters only: the same question asked verbatim between the same other
-   * steps, answered in other words, went round. Answer numbers keep the
-   * near bar, so a page or a verdict restated is not the same answer to
-   * every detector.
-   */
-  private rewordedAnswer(x: number, y: number): boolean {
-    const b = this.buf;
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_RESULT_NEAR) === 0 || Math.min(this.shinglesAt(x), this.shinglesAt(y)) < LONG_TEXT_SHINGLES) return false;
-    const equal = this.equalResultBins(y, x);
-    return equal >= RESULT_DRIFT_BINS && !this.grewFrom(y, x, equal);
-  }
-
-  /**
-   * Is the free text at `y` the one at `x` with more appended (a log read
-   * again after new lines)? Then `y` has more bigrams and holds nearly all of
-   * `x`'s: their similarity is close to the ratio of their sizes. A page read
-   * twice keeps its size and shares less.
-   */
-  private grewFrom(x: number, y: number, equal: number): boolean {
-    const before = this.shinglesAt(x);
-    const after = this.shinglesAt(y);
-    return after >= before + MIN_GROWTH && similarityOf(equal) >= CONTAINED * (before / after);
-  }
-
-  /** The result's bigram count at offset `o`. */
-  private shinglesAt(o: number): number {
-    return (this.buf[o + F_KIND]! >>> KIND_SHINGLES_SHIFT) & 255;
-  }
-
-  /** Equal bins of the result sketches at two offsets, or -1 when their skeletons differ. */
-  private equalResultBins(x: number, y: number): number {
-    const b = this.buf;
-    if (b[x + F_RESULT_SKETCH] !== b[y + F_RESULT_SKETCH]) return -1;
-    let equal = 0;
-    for (let w = 1; w < RESULT_SKETCH_WORDS; w++) equal += equalBins(b[x + F_RESULT_SKETCH + w]!, b[y + F_RESULT_SKETCH + w]!);
-    return equal;
-  }
-
-  private argsAlike(x: number, y: number): boolean {
-    const b = this.buf;
-    if (b[x + F_NORM_HI] === b[y + F_NORM_HI] && b[x + F_NORM_LO] === b[y + F_NORM_LO]) return true;
-    return this.equalArgsBins(x, y) >= ARGS_NEAR_BINS;
-  }
-
-  /** Equal bins (out of 32) of the argument sketches at two offsets, or -1 when either has no free text or their skeletons differ. */
-  private equalArgsBins(x: number, y: number): number {
-    const b = this.buf;
-    if ((b[x + F_KIND]! & b[y + F_KIND]! & KIND_ARGS_NEAR) === 0 || b[x + F_ARGS_SKETCH] !== b[y + F_ARGS_SKETCH]) return -1;
-    let equal = 0;
-    for (let w = 1; w < ARGS_SKETCH_WORDS; w++) equal += equalBins(b[x + F_ARGS_SKETCH + w]!, b[y + F_ARGS_SKETCH + w]!);
-    return equal;
-  }
-
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */
   resultIs(back: number, hash: string): boolean {
     const x = this.at(back);
@@ -902,4 +641,3 @@ export class RunHistory {
     return hex(this.buf[x + F_RES_HI]!, this.buf[x + F_RES_LO]!);
   }
 }
-
