@@ -9,8 +9,9 @@ import type { FailureKind, Outcome } from './types.js';
 
 /**
  * Compact per-run history: a ring of the last `window` tool calls kept in one
- * Uint32Array, so a tracked run costs a fixed ~3.4 KB however long it lives
- * (the bench measures it). Hashes are stored as two 32-bit halves of their 16
+ * Uint32Array of SLOT words per call (3.2 KB at the default window of 30),
+ * fixed however long the run lives; the bench's bytesPerRun adds the rest of
+ * a tracked run's state. Hashes are stored as two 32-bit halves of their 16
  * hex chars; tool names are interned.
  */
 
