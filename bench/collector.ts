@@ -61,7 +61,7 @@ function parseArgs(argv: string[]): Args {
 }
 
 /** The Go Collector as an SRE would run it for this job: batch processor, a blocking queue, OTLP/HTTP out. */
-function otelcolConfig(listenPort: number, sinkPort: number, telemetryPort: number): string {
+function otelcolConfig(listenPort: number, sinkPort: number): string {
   return `receivers:
   otlp:
     protocols:
@@ -96,7 +96,7 @@ async function startSystem(system: 'loopguard' | 'otelcol', listenPort: number, 
   const forwardUrl = `http://127.0.0.1:${sinkPort}/v1/traces`;
   if (system === 'loopguard') return startLoopguard(listenPort, forwardUrl, 0, cpuProf);
   const config = join(work, 'otelcol.yaml');
-  writeFileSync(config, otelcolConfig(listenPort, sinkPort, await freePort()));
+  writeFileSync(config, otelcolConfig(listenPort, sinkPort));
   return startOtelcol('otelcol', config, {}, 0, { httpPort: listenPort });
 }
 

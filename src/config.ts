@@ -1,5 +1,3 @@
-import type { Level } from './types.js';
-
 /** The tool-call detector families (DESIGN §3) and the fuses (`budget`): what tool-call evidence reports. */
 export type ToolDetectorName =
   | 'no-progress'

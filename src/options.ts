@@ -1,5 +1,5 @@
 import type { FingerprintOptions } from './fingerprint/options.js';
-import { LoopGuardConfigError, OptionProblems } from './option-problems.js';
+import { OptionProblems } from './option-problems.js';
 import type { SubjectFunction, SubjectKind, SubjectRule } from './subjects.js';
 import {
   DETECTOR_NAMES,

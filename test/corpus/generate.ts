@@ -65,9 +65,6 @@ function hex(n: number): string {
   for (let i = 0; i < n; i++) out += Math.floor(rand() * 16).toString(16);
   return out;
 }
-function uuid(): string {
-  return `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
-}
 function iso(baseMs: number, offsetMs: number): string {
   return new Date(baseMs + offsetMs).toISOString();
 }

@@ -27,7 +27,6 @@ import {
   type PromtoolResult,
 } from './support/index.js';
 
-const CONFIG_DIR = dirname(collectorConfigPath('README.md'));
 const readYaml = (path: string): unknown => parse(readFileSync(path, 'utf8'), { merge: true });
 
 /**
