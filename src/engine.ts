@@ -198,7 +198,8 @@ export class LoopEngine {
     if (run.stopped) return { step: h.total, level: 'break', evidence: run.stopped.evidence ? [run.stopped.evidence] : [], notify: false };
 
     const found = this.evidenceBuffer;
-    found.length = 0;
+    // Most calls leave it empty: setting an array's length is a runtime call even when it changes nothing.
+    if (found.length !== 0) found.length = 0;
     const ctx = this.detectorContext;
     ctx.tokens = run.tokens;
     for (const detect of this.detectors) detect(h, ctx, found);

@@ -63,7 +63,8 @@ export function freshWorkBetween(h: RunHistory, newer: number, older: number, pa
  */
 export const interleavedNoProgress: Detector = (h, ctx, out) => {
   const outcome = h.outcome(0);
-  if (outcome === 'error' || outcome === 'pending') return;
+  // A call made for the first time in the window repeats nothing, whatever the tiers (the cached count is shared).
+  if (outcome === 'error' || outcome === 'pending' || h.earlierSameCalls() === 0) return;
   const floor = ctx.floor('no-progress', h.toolId(0));
   const heldToWork = outcome === 'empty' || resendsABody(h);
   // Repeats back to back and nothing else are the periodic detector's.

@@ -13,7 +13,8 @@ import { pollsAJob } from './periodic.js';
  */
 export const repeat: Detector = (h, ctx, out) => {
   const outcome = h.outcome(0);
-  if (outcome === 'error' || outcome === 'pending') return;
+  // A call made for the first time in the window repeats nothing, whatever the tiers (the cached count is shared).
+  if (outcome === 'error' || outcome === 'pending' || h.earlierSameCalls() === 0) return;
   const floor = ctx.floor('repeat', h.toolId(0));
   // Every repeat of a result needs an occurrence, so too few occurrences cannot score: count before collecting.
   if (h.earlierSameCalls() < floor - 1) return;
