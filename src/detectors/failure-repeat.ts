@@ -1,3 +1,4 @@
+import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Detector } from './evidence.js';
 import { freshWorkBetween } from './interleaved.js';
 
@@ -13,7 +14,10 @@ import { freshWorkBetween } from './interleaved.js';
  * the same linter). Arguments merely respelled (other spacing or case, one
  * instant written another way: their normalised form is the same) are the
  * same call resent, not a fix. A success or a different
- * failure of the call ends the count. Transient failures are `retry-storm`'s.
+ * failure of the call ends the count, except the success of the very call at
+ * its first send: an edit applied, then resent and refused as already made,
+ * is work redone, and that first send is one more attempt. Transient failures
+ * are `retry-storm`'s.
  */
 export const failureRepeat: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'error' || h.failure(0) !== 'deterministic') return;
@@ -25,11 +29,16 @@ export const failureRepeat: Detector = (h, ctx, out) => {
   let first = 0;
   for (let back = 1; back < h.size; back++) {
     if (!h.similarCall(0, back)) continue;
-    if (h.outcome(back) !== 'error' || !h.sameResult(0, back)) break;
+    const refusedAlike = h.outcome(back) === 'error' && h.sameResult(0, back);
+    // A call that succeeded only after failing (a slot finally free) restarts the count; one done at its first send
+    // and refused since has nothing left to fix, and that send is the count's first attempt.
+    const doneAtFirstSend = !refusedAlike && h.outcome(back) === 'ok' && h.sameCall(0, back) && firstSend(h, back);
+    if (!refusedAlike && !doneAtFirstSend) break;
     if (freshWorkBetween(h, first, back)) freshGaps++;
     if (!h.sameNormalisedCall(0, back)) changed = true;
     attempts++;
     first = back;
+    if (doneAtFirstSend) break;
   }
   const score = attempts - freshGaps - (changed ? 1 : 0);
   if (score < 2 || score < floor) return;
@@ -45,3 +54,9 @@ export const failureRepeat: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, changed ? 'norm' : 'call', score + 1),
   });
 };
+
+/** Is the call `back` steps ago the first of its kind (same tool, same or near arguments) in the window? */
+function firstSend(h: RunHistory, back: number): boolean {
+  for (let earlier = back + 1; earlier < h.size; earlier++) if (h.similarCall(back, earlier)) return false;
+  return true;
+}

@@ -946,6 +946,18 @@ describe('failure-repeat', () => {
     expect(feed(toggled.map((c) => ('failureText' in c ? run(1) : c))).detectors).toContain('failure-repeat');
   });
 
+  it('counts an edit done at its first send, then resent and refused alike, as work redone', () => {
+    const edit = { tool: 'str_replace_editor', args: "models.py: symmetrical=True -> related_name='friends'" };
+    const applied = { ...edit, result: 'The file models.py has been edited.' };
+    const refused = { ...edit, result: 'New string already exists in models.py. No changes were made.', outcome: 'error' as const, failure: 'deterministic' as const };
+    const view = (n: number) => ({ tool: 'view_code', args: `tests/models.py lines ${n * 50}-${n * 50 + 50}`, result: `lines of the file, part ${n}` });
+    const r = feed([applied, view(1), refused, view(2), view(3), refused]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('failure-repeat');
+    // Refused twice without the first send having been done is a fix still being looked for.
+    expect(feed([view(0), view(1), refused, view(2), view(3), refused]).firstWarning).toBeNull();
+  });
+
   it('ends the count when the call succeeds or fails another way', () => {
     const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
     expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
