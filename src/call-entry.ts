@@ -23,6 +23,7 @@ import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
 import { changedSpan, type ListedItems } from './listed-items.js';
+import { conversationMessage, type StandingAsk } from './standing-ask.js';
 import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -74,6 +75,10 @@ export interface RunLookup {
   answeredOtherArgs(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** Does the run's window hold a call with a word signature that found nothing (which this call's words may repeat)? */
   foundNothingLately(runKey: string): boolean;
+  /** The run's conversation (src/standing-ask.ts): opened by its first turn (`open`), undefined before. */
+  standingAsk(runKey: string, open: boolean): StandingAsk | undefined;
+  /** Was this very call made earlier in the run's window and answered alike? */
+  answeredAlike(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** What the run was shown (src/listed-items.ts), for the call about to be recorded. */
   listedItems(runKey: string): ListedItems;
   /** The handles the run's latest pending answer handed it, and noting new ones. */
@@ -204,6 +209,14 @@ export class CallEntries {
       } else listed!.noteArgs(call.tool, call.argsText);
     }
     if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed!.noteListing(shown);
+    const reply = end.kind === 'returned' && call.hasArgs ? end.result : undefined;
+    const message = conversationMessage(call.args, reply);
+    if (message !== undefined) e.restatedAsk = this.runs.standingAsk(runKey, true)!.turn(message, reply as string);
+    else {
+      // Only a conversation with an answer waiting needs to know: a lookup made again and answered alike interrupts nothing.
+      const asks = this.runs.standingAsk(runKey, false);
+      if (asks?.waiting === true && !this.runs.answeredAlike(runKey, call.tool, call.argsHash, hash)) asks.interrupt();
+    }
     return e;
   }
 
@@ -268,6 +281,7 @@ export class CallEntries {
       takesListedItem: false,
       namesSubject: false,
       pendingShape: undefined,
+      restatedAsk: 0,
     };
   }
 }

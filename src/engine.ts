@@ -3,6 +3,7 @@ import { DETECTORS, type Detector, type DetectorContext, type Evidence } from '.
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, type HistoryEntry } from './history.js';
 import { ListedItems } from './listed-items.js';
+import { StandingAsk } from './standing-ask.js';
 import { ToolNames } from './tool-names.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
@@ -79,6 +80,8 @@ class RunState {
   turnLimit = false;
   /** What the run was shown, once a call needed it (src/listed-items.ts). */
   listed: ListedItems | undefined;
+  /** The run's conversation, once it has had a conversation turn (src/standing-ask.ts). */
+  asks: StandingAsk | undefined;
   /** The calls the run drew verdicts on, once it has drawn one. */
   flagged: FlaggedCalls | undefined;
   /** The handles the run's latest pending answer handed it (fingerprint handlesIn). */
@@ -340,6 +343,20 @@ export class LoopEngine {
     const run = this.runs.get(runKey) ?? this.touch(runKey);
     run.listed ??= new ListedItems();
     return run.listed;
+  }
+
+  /** The run's conversation (src/standing-ask.ts); opened by its first turn (`open`), undefined before. */
+  standingAsk(runKey: string, open: boolean): StandingAsk | undefined {
+    if (!open) return this.runs.get(runKey)?.asks;
+    const run = this.runs.get(runKey) ?? this.touch(runKey);
+    run.asks ??= new StandingAsk();
+    return run.asks;
+  }
+
+  /** Was this very call made earlier in the run's window and answered alike? */
+  answeredAlike(runKey: string, tool: string, argsHash: string, resultHash: string): boolean {
+    const h = this.runs.get(runKey)?.history;
+    return h !== undefined && h.answeredAlike(this.tools.id(tool), argsHash, resultHash);
   }
 
   foundNothingLately(runKey: string): boolean {

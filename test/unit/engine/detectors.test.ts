@@ -1162,6 +1162,24 @@ describe('revisit: a conversation going round', () => {
   });
 });
 
+describe('revisit: an ask left standing', () => {
+  /** A turn of a support chat; `restated` as src/standing-ask.ts reads it. */
+  const turn = (k: number, restated: 0 | 1 | 2 = 0): Call => ({ tool: 'respond', args: `ask ${k}`, result: `reply ${k}`, informative: true, restatedAsk: restated });
+
+  it('warns at the third ask: the one answered with a value the run had, and two restated after it', () => {
+    const r = feed([turn(1), turn(2), turn(3, 1), turn(4), turn(5, 2)]);
+    expect(r.firstWarning).toBe(5);
+    expect(r.detectors[4]).toBe('revisit');
+    expect(r.levels[4]).toBe('warning');
+  });
+
+  it('counts from the first ask restated since the conversation was interrupted', () => {
+    const r = feed([turn(1), turn(2, 1), turn(3, 2), { tool: 'find_user', args: 'email', result: 'kim_lee', informative: true }, turn(4), turn(5, 1)]);
+    expect(r.levels.slice(3)).toEqual([undefined, undefined, undefined]);
+    expect(r.firstWarning).toBe(3);
+  });
+});
+
 describe('revisit: coming back to pages already read', () => {
   /** The model's reading of a screenshot: other words on every visit, as a vision model's transcripts are. */
   const ocr = (reading: number) => Array.from({ length: 40 }, (_, k) => `w${(reading * 7919 + k * 104729) % 100003}`).join(' ');

@@ -1,0 +1,172 @@
+import { fnv1a } from './fingerprint/sketch.js';
+
+/**
+ * A request left standing in a conversation, for `revisit` (its fourth
+ * reading): the agent asks the person (or agent) behind a tool for
+ * something, is given a value the run already had (the user giving the same
+ * zip code or email again), and asks for the same thing again, the value
+ * unread. Whole messages are no help here: the asks are worded anew each
+ * time (0.07–0.38 alike by word bigrams), as alike as a refusal restated to
+ * each new plea, which is ordinary. What a refusal never has is the answer
+ * to it: here the reply carries a value, one the run was given before, and
+ * the next message asks about the same thing (a term of four letters or
+ * more shared with the message the value answered) without naming the value.
+ *
+ * Only conversation turns are read (conversationMessage: prose arguments, a
+ * short text reply), and a message's terms only when its reply, or the
+ * reply before it, gave an old value. The state is bounded whatever the
+ * run says, and holds no text of the run's:
+ * - the hashes of the last VALUES values (tokens with a digit, of
+ *   MIN_VALUE_CHARS or more) the run's turns carried, messages and replies;
+ * - while the latest turn's reply gave an old value, the hashes of up to
+ *   ASK_TERMS terms of its message and of up to GIVEN of those values;
+ * - the number of asks restated since the conversation was last interrupted.
+ */
+
+/** Values remembered: a conversation's ids, codes and addresses. */
+const VALUES = 32;
+/** Values of one reply that are checked against the next message. */
+const GIVEN = 4;
+/** Terms of an ask kept for the next message to share one of. */
+const ASK_TERMS = 48;
+/** A message or reply longer than this is a document, not a turn. */
+export const TURN_MAX_CHARS = 1_000;
+/** Words a message needs to be prose, and the share of them that must be words of letters. */
+const MIN_WORDS = 5;
+const WORD_SHARE = 0.85;
+/** Shorter tokens with a digit (`4g`, `B2`, `cabinet 1`) are too common to be a value someone was given. */
+const MIN_VALUE_CHARS = 4;
+/** Shorter words (`the`, `zip`, `you`) say nothing of what is asked. */
+const MIN_TERM_CHARS = 4;
+/** A word of letters (any script), with an apostrophe or hyphen inside, maybe quoted or bracketed, maybe ending a clause. */
+const WORD = /^["'(]*[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'’-]*[.,!?;:)"']*$/;
+
+/** The tokens of a text: maximal runs of ASCII letters and digits and non-ASCII characters, lower-cased. */
+function tokensOf(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9\u0080-\uffff]+/g) ?? [];
+}
+
+/** The hashes of a text's values: tokens of MIN_VALUE_CHARS or more with a digit. */
+function valuesOf(text: string): number[] {
+  const values: number[] = [];
+  for (const t of tokensOf(text)) if (t.length >= MIN_VALUE_CHARS && /[0-9]/.test(t)) values.push(fnv1a(t));
+  return values;
+}
+
+/** The hashes of a text's terms: words of MIN_TERM_CHARS or more without a digit. */
+function termsOf(text: string): number[] {
+  const terms: number[] = [];
+  for (const t of tokensOf(text)) if (t.length >= MIN_TERM_CHARS && !/[0-9]/.test(t)) terms.push(fnv1a(t));
+  return terms;
+}
+
+/** Is the text something said to a reader: a few words, nearly all of letters (not a command, a query or code)? */
+function isProse(text: string): boolean {
+  if (text.length > TURN_MAX_CHARS) return false;
+  const words = text.split(/\s+/).filter((w) => w !== '');
+  if (words.length < MIN_WORDS) return false;
+  let prose = 0;
+  for (const w of words) if (WORD.test(w)) prose++;
+  return prose >= WORD_SHARE * words.length;
+}
+
+/**
+ * The message a call says to someone, when it is a conversation turn: its
+ * arguments are an object with a prose string (the longest, when there are
+ * several), and its result is a short text that is not JSON (the reply).
+ * Undefined for every other call.
+ */
+export function conversationMessage(args: unknown, result: unknown): string | undefined {
+  if (typeof result !== 'string' || result.length > TURN_MAX_CHARS || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const first = result.trimStart().charCodeAt(0);
+  // A reply in JSON is a record, not something a person said.
+  if (first === 123 || first === 91) return undefined;
+  let message: string | undefined;
+  for (const v of Object.values(args)) if (typeof v === 'string' && (message === undefined || v.length > message.length) && isProse(v)) message = v;
+  return message;
+}
+
+/** Where each list starts in StandingAsk's one array (one array: each typed array costs its own headers). */
+const ASKED_AT = VALUES;
+const GIVEN_AT = VALUES + ASK_TERMS;
+
+export class StandingAsk {
+  /**
+   * The values remembered (VALUES words), then, while the latest turn's reply
+   * gave values the run already had, its message's terms (ASK_TERMS words)
+   * and those values (GIVEN words).
+   */
+  private readonly words = new Uint32Array(VALUES + ASK_TERMS + GIVEN);
+  private valueCount = 0;
+  private nextValue = 0;
+  private askedCount = 0;
+  private givenCount = 0;
+  /** Asks restated since the conversation was last interrupted. */
+  private restated = 0;
+
+  /** Is a turn's answer waiting to be read against the next message (an interruption would end it)? */
+  get waiting(): boolean {
+    return this.askedCount > 0 || this.restated > 0;
+  }
+
+  /**
+   * A conversation turn: `message` said, `reply` got. Returns how this
+   * message stands: 0 when it restates no ask, 1 when it restates the ask
+   * its previous turn's reply answered with an old value and is the first
+   * to since the conversation was interrupted, 2 when it is a later one.
+   */
+  turn(message: string, reply: string): 0 | 1 | 2 {
+    const said = valuesOf(message);
+    let restates: 0 | 1 | 2 = 0;
+    if (this.askedCount > 0 && !this.givenIn(said) && this.sharesTerm(termsOf(message))) {
+      restates = this.restated === 0 ? 1 : 2;
+      this.restated++;
+    }
+    this.askedCount = 0;
+    this.givenCount = 0;
+    const got = valuesOf(reply);
+    let fresh = false;
+    for (const h of got) {
+      if (!this.has(h)) fresh = true;
+      else if (this.givenCount < GIVEN) this.words[GIVEN_AT + this.givenCount++] = h;
+    }
+    // Only an ask answered with an old value needs its terms: the next message is read against them.
+    if (this.givenCount > 0) for (const h of termsOf(message)) if (this.askedCount < ASK_TERMS) this.words[ASKED_AT + this.askedCount++] = h;
+    // A reply with something new and nothing old moved the conversation on: the asks before it were answered.
+    if (this.givenCount === 0 && fresh) this.restated = 0;
+    for (const h of said) this.remember(h);
+    for (const h of got) this.remember(h);
+    return restates;
+  }
+
+  /** Something else happened: a call that is not a turn and not one made before with the same answer. */
+  interrupt(): void {
+    this.askedCount = 0;
+    this.givenCount = 0;
+    this.restated = 0;
+  }
+
+  /** Are any of these values (a message's) among those the reply before it gave: a confirmation, not the ask again? */
+  private givenIn(values: readonly number[]): boolean {
+    for (const h of values) for (let i = 0; i < this.givenCount; i++) if (this.words[GIVEN_AT + i] === h) return true;
+    return false;
+  }
+
+  /** Does the message share a term with the ask answered before it? */
+  private sharesTerm(terms: readonly number[]): boolean {
+    for (const h of terms) for (let i = 0; i < this.askedCount; i++) if (this.words[ASKED_AT + i] === h) return true;
+    return false;
+  }
+
+  private has(h: number): boolean {
+    for (let i = 0; i < this.valueCount; i++) if (this.words[i] === h) return true;
+    return false;
+  }
+
+  private remember(h: number): void {
+    if (this.has(h)) return;
+    this.words[this.nextValue] = h;
+    this.nextValue = (this.nextValue + 1) % VALUES;
+    if (this.valueCount < VALUES) this.valueCount++;
+  }
+}
