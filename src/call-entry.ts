@@ -211,7 +211,7 @@ export class CallEntries {
     if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed!.noteListing(shown);
     const reply = end.kind === 'returned' && call.hasArgs ? end.result : undefined;
     const message = conversationMessage(call.args, reply);
-    if (message !== undefined) e.restatedAsk = this.runs.standingAsk(runKey, true)!.turn(message, reply as string);
+    if (message !== undefined) e.restatedAsk = this.runs.standingAsk(runKey, true)!.turn(message, reply as string, call.argsText);
     else {
       // Only a conversation with an answer waiting needs to know: a lookup made again and answered alike interrupts nothing.
       const asks = this.runs.standingAsk(runKey, false);

@@ -1,4 +1,4 @@
-import { fnv1a } from './fingerprint/sketch.js';
+import { FNV_OFFSET, FNV_PRIME } from './fingerprint/sketch.js';
 
 /**
  * A request left standing in a conversation, for `revisit` (its fourth
@@ -34,40 +34,93 @@ export const TURN_MAX_CHARS = 1_000;
 /** Words a message needs to be prose, and the share of them that must be words of letters. */
 const MIN_WORDS = 5;
 const WORD_SHARE = 0.85;
-/** Shorter tokens with a digit (`4g`, `B2`, `cabinet 1`) are too common to be a value someone was given. */
-const MIN_VALUE_CHARS = 4;
-/** Shorter words (`the`, `zip`, `you`) say nothing of what is asked. */
-const MIN_TERM_CHARS = 4;
-/** A word of letters (any script), with an apostrophe or hyphen inside, maybe quoted or bracketed, maybe ending a clause. */
-const WORD = /^["'(]*[A-Za-z\u00C0-\uFFFF][A-Za-z\u00C0-\uFFFF'’-]*[.,!?;:)"']*$/;
+/**
+ * Shorter tokens say nothing: with a digit (`4g`, `B2`, `cabinet 1`) they
+ * are too common to be a value someone was given, without one (`the`,
+ * `zip`, `you`) they are not what is asked.
+ */
+const MIN_TOKEN_CHARS = 4;
 
-/** The tokens of a text: maximal runs of ASCII letters and digits and non-ASCII characters, lower-cased. */
-function tokensOf(text: string): string[] {
-  return text.toLowerCase().match(/[a-z0-9\u0080-\uffff]+/g) ?? [];
+/**
+ * The hashes (FNV-1a) of a text's tokens of MIN_TOKEN_CHARS or more that
+ * hold a digit (`digits`: values) or hold none (terms). Tokens are maximal
+ * runs of ASCII letters and digits and non-ASCII characters, ASCII letters
+ * lower-cased. One pass over the characters: no token string is made.
+ */
+function tokenHashes(text: string, digits: boolean): number[] {
+  const out: number[] = [];
+  let h = FNV_OFFSET;
+  let length = 0;
+  let digit = false;
+  for (let i = 0; i <= text.length; i++) {
+    let c = i < text.length ? text.charCodeAt(i) : 32;
+    const isDigit = c >= 48 && c <= 57;
+    if (isDigit || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c >= 128) {
+      if (c >= 65 && c <= 90) c += 32;
+      h = Math.imul(h ^ c, FNV_PRIME);
+      length++;
+      digit ||= isDigit;
+      continue;
+    }
+    if (length >= MIN_TOKEN_CHARS && digit === digits) out.push(h >>> 0);
+    h = FNV_OFFSET;
+    length = 0;
+    digit = false;
+  }
+  return out;
 }
 
-/** The hashes of a text's values: tokens of MIN_VALUE_CHARS or more with a digit. */
-function valuesOf(text: string): number[] {
-  const values: number[] = [];
-  for (const t of tokensOf(text)) if (t.length >= MIN_VALUE_CHARS && /[0-9]/.test(t)) values.push(fnv1a(t));
-  return values;
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 160;
 }
 
-/** The hashes of a text's terms: words of MIN_TERM_CHARS or more without a digit. */
-function termsOf(text: string): number[] {
-  const terms: number[] = [];
-  for (const t of tokensOf(text)) if (t.length >= MIN_TERM_CHARS && !/[0-9]/.test(t)) terms.push(fnv1a(t));
-  return terms;
+/** A letter of a word: ASCII, or any character from U+00C0 on (accented Latin, other scripts). */
+function isLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c >= 0xc0;
+}
+
+/** `"`, `'` or `(`. */
+function isOpener(c: number): boolean {
+  return c === 34 || c === 39 || c === 40;
+}
+
+/** `.`, `,`, `!`, `?`, `;`, `:`, `)`, `"` or `'`. */
+function isCloser(c: number): boolean {
+  return c === 46 || c === 44 || c === 33 || c === 63 || c === 59 || c === 58 || c === 41 || c === 34 || c === 39;
+}
+
+/**
+ * Is text[from, to) a word of letters: maybe opened by quotes or a bracket,
+ * then a letter, then letters, apostrophes and hyphens, maybe closed by
+ * clause punctuation, quotes or a bracket?
+ */
+function isWord(text: string, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && isOpener(text.charCodeAt(i))) i++;
+  if (i === to || !isLetter(text.charCodeAt(i))) return false;
+  for (i++; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (!isLetter(c) && c !== 39 && c !== 45) break;
+  }
+  while (i < to && isCloser(text.charCodeAt(i))) i++;
+  return i === to;
 }
 
 /** Is the text something said to a reader: a few words, nearly all of letters (not a command, a query or code)? */
 function isProse(text: string): boolean {
-  if (text.length > TURN_MAX_CHARS) return false;
-  const words = text.split(/\s+/).filter((w) => w !== '');
-  if (words.length < MIN_WORDS) return false;
+  const n = text.length;
+  if (n > TURN_MAX_CHARS) return false;
+  let words = 0;
   let prose = 0;
-  for (const w of words) if (WORD.test(w)) prose++;
-  return prose >= WORD_SHARE * words.length;
+  for (let i = 0; i < n; ) {
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+    if (i === n) break;
+    const start = i;
+    while (i < n && !isSpace(text.charCodeAt(i))) i++;
+    words++;
+    if (isWord(text, start, i)) prose++;
+  }
+  return words >= MIN_WORDS && prose >= WORD_SHARE * words;
 }
 
 /**
@@ -78,11 +131,16 @@ function isProse(text: string): boolean {
  */
 export function conversationMessage(args: unknown, result: unknown): string | undefined {
   if (typeof result !== 'string' || result.length > TURN_MAX_CHARS || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
-  const first = result.trimStart().charCodeAt(0);
+  let at = 0;
+  while (at < result.length && isSpace(result.charCodeAt(at))) at++;
   // A reply in JSON is a record, not something a person said.
-  if (first === 123 || first === 91) return undefined;
+  if (result.charCodeAt(at) === 123 || result.charCodeAt(at) === 91) return undefined;
   let message: string | undefined;
-  for (const v of Object.values(args)) if (typeof v === 'string' && (message === undefined || v.length > message.length) && isProse(v)) message = v;
+  const record = args as Record<string, unknown>;
+  for (const key in record) {
+    const v = record[key];
+    if (typeof v === 'string' && (message === undefined || v.length > message.length) && isProse(v)) message = v;
+  }
   return message;
 }
 
@@ -110,28 +168,31 @@ export class StandingAsk {
   }
 
   /**
-   * A conversation turn: `message` said, `reply` got. Returns how this
+   * A conversation turn: `message` said, `reply` got; `argsText`, the
+   * call's canonical arguments, when the host has it. Returns how this
    * message stands: 0 when it restates no ask, 1 when it restates the ask
    * its previous turn's reply answered with an old value and is the first
    * to since the conversation was interrupted, 2 when it is a later one.
    */
-  turn(message: string, reply: string): 0 | 1 | 2 {
-    const said = valuesOf(message);
+  turn(message: string, reply: string, argsText: string | undefined): 0 | 1 | 2 {
+    const said = tokenHashes(message, true);
     let restates: 0 | 1 | 2 = 0;
-    if (this.askedCount > 0 && !this.givenIn(said) && this.sharesTerm(termsOf(message))) {
+    if (this.askedCount > 0 && !this.givenIn(said) && this.sharesTerm(tokenHashes(message, false))) {
       restates = this.restated === 0 ? 1 : 2;
       this.restated++;
     }
     this.askedCount = 0;
     this.givenCount = 0;
-    const got = valuesOf(reply);
+    const got = tokenHashes(reply, true);
     let fresh = false;
+    /** The call's own values, read once a reply holds an old value: a receipt naming the file written gives nothing. */
+    let own: number[] | undefined;
     for (const h of got) {
       if (!this.has(h)) fresh = true;
-      else if (this.givenCount < GIVEN) this.words[GIVEN_AT + this.givenCount++] = h;
+      else if (this.givenCount < GIVEN && !(own ??= argsText === undefined ? said : tokenHashes(argsText, true)).includes(h)) this.words[GIVEN_AT + this.givenCount++] = h;
     }
     // Only an ask answered with an old value needs its terms: the next message is read against them.
-    if (this.givenCount > 0) for (const h of termsOf(message)) if (this.askedCount < ASK_TERMS) this.words[ASKED_AT + this.askedCount++] = h;
+    if (this.givenCount > 0) for (const h of tokenHashes(message, false)) if (this.askedCount < ASK_TERMS) this.words[ASKED_AT + this.askedCount++] = h;
     // A reply with something new and nothing old moved the conversation on: the asks before it were answered.
     if (this.givenCount === 0 && fresh) this.restated = 0;
     for (const h of said) this.remember(h);

@@ -4,7 +4,7 @@ import { conversationMessage, StandingAsk, TURN_MAX_CHARS } from '../../src/stan
 /** How each turn stands, in order (StandingAsk.turn). */
 function turns(...said: Array<[message: string, reply: string]>): number[] {
   const asks = new StandingAsk();
-  return said.map(([message, reply]) => asks.turn(message, reply));
+  return said.map(([message, reply]) => asks.turn(message, reply, undefined));
 }
 
 describe('conversationMessage', () => {
@@ -66,15 +66,30 @@ describe('StandingAsk', () => {
     ).toEqual([0, 0, 1, 0, 1]);
   });
 
+  it('reads a receipt naming what the call itself was given as no answer: drafts written to one file again and again', () => {
+    const asks = new StandingAsk();
+    const write = (draft: string) => {
+      const args = { path: 'notes/q3-report2026.md', content: draft };
+      return asks.turn(draft, 'Wrote notes/q3-report2026.md', JSON.stringify(args));
+    };
+    const drafts = [
+      'Quarterly revenue grew on the strength of the retail segment and new stores.',
+      'Quarterly revenue grew on the strength of the retail segment, new stores and online sales.',
+      'Quarterly revenue grew, mostly on the strength of the retail segment and its new stores.',
+      'Quarterly revenue grew on the strength of the retail segment; margins held steady.',
+    ];
+    expect(drafts.map(write)).toEqual([0, 0, 0, 0]);
+  });
+
   it('starts counting again after an interruption', () => {
     const asks = new StandingAsk();
-    asks.turn('What is the email address on your account, please?', 'kim.lee4410@example.com');
-    asks.turn('Could you share the email address on your account?', 'kim.lee4410@example.com');
-    expect(asks.turn('May I have the email address linked to your account?', 'kim.lee4410@example.com')).toBe(1);
-    expect(asks.turn('Please tell me the email address of your account.', 'kim.lee4410@example.com')).toBe(2);
+    asks.turn('What is the email address on your account, please?', 'kim.lee4410@example.com', undefined);
+    asks.turn('Could you share the email address on your account?', 'kim.lee4410@example.com', undefined);
+    expect(asks.turn('May I have the email address linked to your account?', 'kim.lee4410@example.com', undefined)).toBe(1);
+    expect(asks.turn('Please tell me the email address of your account.', 'kim.lee4410@example.com', undefined)).toBe(2);
     asks.interrupt();
     expect(asks.waiting).toBe(false);
-    asks.turn('What is the email address on your account, please?', 'kim.lee4410@example.com');
-    expect(asks.turn('Could you share the email address on your account?', 'kim.lee4410@example.com')).toBe(1);
+    asks.turn('What is the email address on your account, please?', 'kim.lee4410@example.com', undefined);
+    expect(asks.turn('Could you share the email address on your account?', 'kim.lee4410@example.com', undefined)).toBe(1);
   });
 });
