@@ -23,7 +23,7 @@ import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
 import { changedSpan, type ListedItems } from './listed-items.js';
-import { conversationMessage, type StandingAsk } from './standing-ask.js';
+import { conversationMessage } from './standing-ask.js';
 import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -75,10 +75,6 @@ export interface RunLookup {
   answeredOtherArgs(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** Does the run's window hold a call with a word signature that found nothing (which this call's words may repeat)? */
   foundNothingLately(runKey: string): boolean;
-  /** The run's conversation (src/standing-ask.ts): opened by its first turn (`open`), undefined before. */
-  standingAsk(runKey: string, open: boolean): StandingAsk | undefined;
-  /** Was this very call made earlier in the run's window and answered alike? */
-  answeredAlike(runKey: string, tool: string, argsHash: string, resultHash: string): boolean;
   /** What the run was shown (src/listed-items.ts), for the call about to be recorded. */
   listedItems(runKey: string): ListedItems;
   /** The handles the run's latest pending answer handed it, and noting new ones. */
@@ -211,12 +207,7 @@ export class CallEntries {
     if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed!.noteListing(shown);
     const reply = end.kind === 'returned' && call.hasArgs ? end.result : undefined;
     const message = conversationMessage(call.args, reply);
-    if (message !== undefined) e.restatedAsk = this.runs.standingAsk(runKey, true)!.turn(message, reply as string, call.argsText);
-    else {
-      // Only a conversation with an answer waiting needs to know: a lookup made again and answered alike interrupts nothing.
-      const asks = this.runs.standingAsk(runKey, false);
-      if (asks?.waiting === true && !this.runs.answeredAlike(runKey, call.tool, call.argsHash, hash)) asks.interrupt();
-    }
+    if (message !== undefined) e.turn = { message, reply: reply as string, argsText: call.argsText };
     return e;
   }
 
@@ -281,6 +272,7 @@ export class CallEntries {
       takesListedItem: false,
       namesSubject: false,
       pendingShape: undefined,
+      turn: undefined,
       restatedAsk: 0,
     };
   }

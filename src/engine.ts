@@ -193,6 +193,9 @@ export class LoopEngine {
     const run = this.touch(runKey);
     const h = run.history;
     const toolId = this.tools.id(entry.tool);
+    if (entry.turn !== undefined) entry.restatedAsk = (run.asks ??= new StandingAsk()).turn(entry.turn.message, entry.turn.reply, entry.turn.argsText);
+    // A lookup made again and answered alike between two turns interrupts nothing; any other call does.
+    else if (run.asks?.waiting === true && !entry.blocked && !h.answeredAlike(toolId, entry.argsHash, entry.resultHash)) run.asks.interrupt();
     h.push(toolId, entry);
     run.model?.acted();
     // A run whose checks are not recorded has no open failure: no verify message, no completed_unverified.
@@ -343,20 +346,6 @@ export class LoopEngine {
     const run = this.runs.get(runKey) ?? this.touch(runKey);
     run.listed ??= new ListedItems();
     return run.listed;
-  }
-
-  /** The run's conversation (src/standing-ask.ts); opened by its first turn (`open`), undefined before. */
-  standingAsk(runKey: string, open: boolean): StandingAsk | undefined {
-    if (!open) return this.runs.get(runKey)?.asks;
-    const run = this.runs.get(runKey) ?? this.touch(runKey);
-    run.asks ??= new StandingAsk();
-    return run.asks;
-  }
-
-  /** Was this very call made earlier in the run's window and answered alike? */
-  answeredAlike(runKey: string, tool: string, argsHash: string, resultHash: string): boolean {
-    const h = this.runs.get(runKey)?.history;
-    return h !== undefined && h.answeredAlike(this.tools.id(tool), argsHash, resultHash);
   }
 
   foundNothingLately(runKey: string): boolean {

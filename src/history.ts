@@ -141,10 +141,16 @@ export interface HistoryEntry {
    */
   itemSetHash?: number;
   /**
+   * The call is a conversation turn (src/standing-ask.ts conversationMessage):
+   * what it said, the reply, and its canonical arguments when the host has
+   * them; read by the engine before the call is recorded, not kept in the ring.
+   */
+  turn?: { message: string; reply: string; argsText: string | undefined } | undefined;
+  /**
    * The call is a conversation turn that asks again for what the reply
    * before it gave, a value the run already had (src/standing-ask.ts): 1 for
    * the first such ask since the conversation was interrupted, 2 for a later
-   * one; 0 or undefined for any other call.
+   * one; 0 or undefined for any other call. The engine sets it from `turn`.
    */
   restatedAsk?: 0 | 1 | 2;
 }

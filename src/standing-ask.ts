@@ -106,10 +106,22 @@ function isWord(text: string, from: number, to: number): boolean {
   return i === to;
 }
 
-/** Is the text something said to a reader: a few words, nearly all of letters (not a command, a query or code)? */
+/** Does the text end a sentence (`.`, `?`, `!`, `…`, or their full-width forms), maybe before closing quotes or a bracket? */
+function endsSentence(text: string): boolean {
+  let i = text.length - 1;
+  while (i >= 0 && (isSpace(text.charCodeAt(i)) || text.charCodeAt(i) === 34 || text.charCodeAt(i) === 39 || text.charCodeAt(i) === 41)) i--;
+  const c = text.charCodeAt(i);
+  return c === 46 || c === 63 || c === 33 || c === 0x2026 || c === 0x3002 || c === 0xff1f || c === 0xff01;
+}
+
+/**
+ * Is the text something said to a reader: sentences (it ends one), a few
+ * words, nearly all of letters (not a command, a query or code)? The end is
+ * read first: most strings that are no message fail there, before any scan.
+ */
 function isProse(text: string): boolean {
   const n = text.length;
-  if (n > TURN_MAX_CHARS) return false;
+  if (n > TURN_MAX_CHARS || !endsSentence(text)) return false;
   let words = 0;
   let prose = 0;
   for (let i = 0; i < n; ) {

@@ -5,23 +5,13 @@ import { argsShapeHash, argsWordSignature, errorHash, fingerprintArgs, hashText,
 import { itemSetHash } from '../../src/fingerprint/item-set.js';
 import { InternalErrors } from '../../src/internal-errors.js';
 import { ListedItems } from '../../src/listed-items.js';
-import { StandingAsk } from '../../src/standing-ask.js';
 import type { Outcome } from '../../src/types.js';
 
 const LONG_ANSWER = 'The refund policy allows returns within thirty days of delivery, with the receipt.';
 
-function builder(
-  repeats = false,
-  subjectRule: RunLookup['subjectRule'] = () => undefined,
-  openChecks = true,
-  foundNothing = false,
-  gateOn = true,
-  answeredOther = false,
-  answeredAlike = false,
-) {
+function builder(repeats = false, subjectRule: RunLookup['subjectRule'] = () => undefined, openChecks = true, foundNothing = false, gateOn = true, answeredOther = false) {
   const caught: unknown[] = [];
   const listed = new ListedItems();
-  const asks = new StandingAsk();
   let handles: readonly string[] = [];
   const lookup: RunLookup = {
     handedHandles: () => handles,
@@ -34,8 +24,6 @@ function builder(
     hasOpenChecks: () => openChecks,
     foundNothingLately: () => foundNothing,
     listedItems: () => listed,
-    standingAsk: () => asks,
-    answeredAlike: () => answeredAlike,
     gateOn,
   };
   const entries = new CallEntries(lookup, () => 5_000, new InternalErrors((e) => caught.push(e)));
@@ -171,20 +159,13 @@ describe('CallEntries.build', () => {
     expect(del('vol-0e13f8a6d92b4c771', 'Invalid action!')).toBe(false);
   });
 
-  it('marks a turn that asks again for what the reply gave again; a call made before and answered alike interrupts nothing, a new one does', () => {
-    const asked = (lookupMadeBefore: boolean) => {
-      const { entries } = builder(false, undefined, true, false, true, false, lookupMadeBefore);
-      const turn = (content: string, reply: string) => entries.build('r', facts({ content }, { tool: 'respond' }), returned(reply)).restatedAsk;
-      const lookup = () => entries.build('r', facts({ email: 'kim.lee4410@example.com' }, { tool: 'find_user' }), returned('kim_lee_4410')).restatedAsk;
-      return [
-        turn('What is the email address on your account, please?', 'kim.lee4410@example.com'),
-        turn('Could you share the email address on your account?', 'kim.lee4410@example.com'),
-        lookup(),
-        turn('May I have the email address linked to your account?', 'kim.lee4410@example.com'),
-      ];
-    };
-    expect(asked(true)).toEqual([0, 0, 0, 1]);
-    expect(asked(false)).toEqual([0, 0, 0, 0]);
+  it('hands the engine a conversation turn: the message said, the reply and the arguments; no other call', () => {
+    const { entries } = builder();
+    const ask = 'Could you share the email address on your account?';
+    const turn = entries.build('r', facts({ content: ask }, { tool: 'respond' }), returned('kim.lee4410@example.com')).turn;
+    expect(turn).toEqual({ message: ask, reply: 'kim.lee4410@example.com', argsText: JSON.stringify({ content: ask }) });
+    expect(entries.build('r', facts({ command: 'grep -rn "timeout" src/' }), returned('src/a.ts:3: timeout')).turn).toBeUndefined();
+    expect(entries.build('r', facts({ content: ask }), returned({ reply: 'kim.lee4410@example.com' })).turn).toBeUndefined();
   });
 
   it('reads whether a pending call names its job', () => {

@@ -13,8 +13,10 @@ describe('conversationMessage', () => {
     expect(conversationMessage({ channel: 'chat', content: ask }, 'It is 40213.')).toBe(ask);
   });
 
-  it('is no message for a command, code, a JSON record or a document', () => {
+  it('is no message for a command, code, a query, a JSON record or a document', () => {
     expect(conversationMessage({ command: 'grep -rn "timeout" src/ | head -20' }, 'src/a.ts:3: timeout')).toBeUndefined();
+    // Words of letters, but no sentence: a search, not something said to someone.
+    expect(conversationMessage({ query: 'stock price history of the company last year' }, 'Apple stock history: see the table')).toBeUndefined();
     const code = 'from functions import perform_web_search\n\nquery = "restaurants in Albuquerque"\nresults = perform_web_search(query)\n\nresults';
     expect(conversationMessage({ code }, 'Search Result 1: ...')).toBeUndefined();
     expect(conversationMessage({ content: 'Please tell me your order number now.' }, '{"order":"W123"}')).toBeUndefined();

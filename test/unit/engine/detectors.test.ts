@@ -1163,20 +1163,31 @@ describe('revisit: a conversation going round', () => {
 });
 
 describe('revisit: an ask left standing', () => {
-  /** A turn of a support chat; `restated` as src/standing-ask.ts reads it. */
-  const turn = (k: number, restated: 0 | 1 | 2 = 0): Call => ({ tool: 'respond', args: `ask ${k}`, result: `reply ${k}`, informative: true, restatedAsk: restated });
+  /** A turn of a support chat: the agent's message and the user's reply. */
+  const turn = (k: number, message: string, reply: string): Call => ({ tool: 'respond', args: `turn ${k}`, result: reply, informative: true, turn: { message, reply } });
+  const asks = [
+    'To look up your order I need to verify your identity. What is your postcode?',
+    'I will need your postcode to verify your account before I can look up the order.',
+    'Before I can help with the exchange, could you please provide your postcode?',
+    'Could you please give me your postcode so I can find your account?',
+  ];
+  const replies = ['My postcode is 40213.', 'I said it: 40213.', 'It is 40213, as I told you.', '40213!'];
+  const given = (k: number) => turn(k, asks[k]!, replies[k]!);
+  const lookup: Call = { tool: 'find_user', args: 'postcode 40213', result: 'user_kim_4410', informative: true };
 
   it('warns at the third ask: the one answered with a value the run had, and two restated after it', () => {
-    const r = feed([turn(1), turn(2), turn(3, 1), turn(4), turn(5, 2)]);
-    expect(r.firstWarning).toBe(5);
-    expect(r.detectors[4]).toBe('revisit');
-    expect(r.levels[4]).toBe('warning');
+    const r = feed([given(0), given(1), given(2), given(3)]);
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('revisit');
+    expect(r.levels[3]).toBe('warning');
   });
 
-  it('counts from the first ask restated since the conversation was interrupted', () => {
-    const r = feed([turn(1), turn(2, 1), turn(3, 2), { tool: 'find_user', args: 'email', result: 'kim_lee', informative: true }, turn(4), turn(5, 1)]);
-    expect(r.levels.slice(3)).toEqual([undefined, undefined, undefined]);
-    expect(r.firstWarning).toBe(3);
+  it('reads the same lookup answered alike between the asks as no interruption, and a new one as one', () => {
+    const r = feed([given(0), lookup, given(1), lookup, given(2), lookup, given(3)]);
+    expect(r.levels[6]).toBe('warning');
+    expect(r.detectors[6]).toBe('revisit');
+    const other: Call = { tool: 'get_order', args: 'W5561203', result: 'order W5561203: lamp', informative: true };
+    expect(feed([given(0), lookup, given(1), lookup, given(2), other, given(3)]).levels[6]).toBeUndefined();
   });
 });
 
