@@ -17,7 +17,7 @@ import { FNV_OFFSET, FNV_PRIME } from './fingerprint/sketch.js';
  * reply before it, gave an old value. The state is bounded whatever the
  * run says, and holds no text of the run's:
  * - the hashes of the last VALUES values (tokens with a digit, of
- *   MIN_VALUE_CHARS or more) the run's turns carried, messages and replies;
+ *   MIN_TOKEN_CHARS or more) the run's turns carried, messages and replies;
  * - while the latest turn's reply gave an old value, the hashes of up to
  *   ASK_TERMS terms of its message and of up to GIVEN of those values;
  * - the number of asks restated since the conversation was last interrupted.
