@@ -23,6 +23,7 @@ import type { HistoryEntry } from './history.js';
 import type { InternalErrors } from './internal-errors.js';
 import { checkOutcome } from './completion-gate.js';
 import { changedSpan, type ListedItems } from './listed-items.js';
+import { conversationMessage } from './standing-ask.js';
 import { namesAFile, saysNotThere, subjectsOf, type SubjectFunction, type SubjectRule } from './subjects.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -204,6 +205,9 @@ export class CallEntries {
       } else listed!.noteArgs(call.tool, call.argsText);
     }
     if (outcome === 'ok' && informative && !repeats && shown !== undefined) listed!.noteListing(shown);
+    const reply = end.kind === 'returned' && call.hasArgs ? end.result : undefined;
+    const message = conversationMessage(call.args, reply);
+    if (message !== undefined) e.turn = { message, reply: reply as string, argsText: call.argsText };
     return e;
   }
 
@@ -268,6 +272,8 @@ export class CallEntries {
       takesListedItem: false,
       namesSubject: false,
       pendingShape: undefined,
+      turn: undefined,
+      restatedAsk: 0,
     };
   }
 }

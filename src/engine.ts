@@ -3,6 +3,7 @@ import { DETECTORS, type Detector, type DetectorContext, type Evidence } from '.
 import { MODEL_DETECTORS, ModelHistory, type ModelDetectorContext, type ModelEvidence, type ModelTurn } from './detectors/model-turns.js';
 import { RunHistory, type HistoryEntry } from './history.js';
 import { ListedItems } from './listed-items.js';
+import { StandingAsk } from './standing-ask.js';
 import { ToolNames } from './tool-names.js';
 import type { ResolvedDetectionOptions } from './options.js';
 import type { SubjectFunction, SubjectRule } from './subjects.js';
@@ -79,6 +80,8 @@ class RunState {
   turnLimit = false;
   /** What the run was shown, once a call needed it (src/listed-items.ts). */
   listed: ListedItems | undefined;
+  /** The run's conversation, once it has had a conversation turn (src/standing-ask.ts). */
+  asks: StandingAsk | undefined;
   /** The calls the run drew verdicts on, once it has drawn one. */
   flagged: FlaggedCalls | undefined;
   /** The handles the run's latest pending answer handed it (fingerprint handlesIn). */
@@ -190,6 +193,9 @@ export class LoopEngine {
     const run = this.touch(runKey);
     const h = run.history;
     const toolId = this.tools.id(entry.tool);
+    if (entry.turn !== undefined) entry.restatedAsk = (run.asks ??= new StandingAsk()).turn(entry.turn.message, entry.turn.reply, entry.turn.argsText);
+    // A lookup made again and answered alike between two turns interrupts nothing; any other call does.
+    else if (run.asks?.waiting === true && !entry.blocked && !h.answeredAlike(toolId, entry.argsHash, entry.resultHash)) run.asks.interrupt();
     h.push(toolId, entry);
     run.model?.acted();
     // A run whose checks are not recorded has no open failure: no verify message, no completed_unverified.

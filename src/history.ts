@@ -49,6 +49,7 @@ const {
   KIND_LISTED_ITEM,
   KIND_NAMES_SUBJECT,
   KIND_REASKED_SHIFT,
+  KIND_RESTATED_ASK_SHIFT,
   KIND_RESUBMITTED,
   KIND_RESULT_NEAR,
   KIND_RETURNED,
@@ -139,6 +140,19 @@ export interface HistoryEntry {
    * undefined when the result lists nothing.
    */
   itemSetHash?: number;
+  /**
+   * The call is a conversation turn (src/standing-ask.ts conversationMessage):
+   * what it said, the reply, and its canonical arguments when the host has
+   * them; read by the engine before the call is recorded, not kept in the ring.
+   */
+  turn?: { message: string; reply: string; argsText: string | undefined } | undefined;
+  /**
+   * The call is a conversation turn that asks again for what the reply
+   * before it gave, a value the run already had (src/standing-ask.ts): 1 for
+   * the first such ask since the conversation was interrupted, 2 for a later
+   * one; 0 or undefined for any other call. The engine sets it from `turn`.
+   */
+  restatedAsk?: 0 | 1 | 2;
 }
 
 /**
@@ -229,6 +243,7 @@ export class RunHistory {
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
     if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
+    if (e.restatedAsk) kind |= e.restatedAsk << KIND_RESTATED_ASK_SHIFT;
     if (e.namesSubject === true) kind |= KIND_NAMES_SUBJECT;
     // A refused call stands for the repeat it prevented, pending answer shape and all.
     const pendingShape = e.blocked ? (e.outcome === 'pending' ? this.lastPendingShape : 0) : e.pendingShape === undefined ? 0 : hi(e.pendingShape) || 1;
@@ -432,8 +447,18 @@ export class RunHistory {
     return n;
   }
 
-  /** Did a call of the tool with other arguments than `argsHash` get the very result `resultHash` in the window? One tight pass over the ring. */
+  /** Did a call of the tool with other arguments than `argsHash` get the very result `resultHash` in the window? */
   answeredOtherArgs(tool: number, argsHash: string, resultHash: string): boolean {
+    return this.answeredWith(tool, argsHash, resultHash, false);
+  }
+
+  /** Was this very call (tool and arguments) made in the window and answered `resultHash`, as it is now? */
+  answeredAlike(tool: number, argsHash: string, resultHash: string): boolean {
+    return this.answeredWith(tool, argsHash, resultHash, true);
+  }
+
+  /** Did a call of the tool get the very result `resultHash` in the window, with the arguments `argsHash` or (`same` false) with others? One tight pass over the ring. */
+  private answeredWith(tool: number, argsHash: string, resultHash: string, same: boolean): boolean {
     const b = this.buf;
     const resHi = hi(resultHash);
     const resLo = lo(resultHash);
@@ -442,7 +467,7 @@ export class RunHistory {
     // Step one slot back through the ring instead of a modulo per slot.
     for (let back = 0, o = this.at(0); back < this.size; back++, o = o === 0 ? (this.window - 1) * SLOT : o - SLOT) {
       if (b[o + F_RES_LO] !== resLo || b[o + F_RES_HI] !== resHi || b[o + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
-      if (b[o + F_ARGS_LO] !== argsLo || b[o + F_ARGS_HI] !== argsHi) return true;
+      if ((b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi) === same) return true;
     }
     return false;
   }
@@ -597,6 +622,11 @@ export class RunHistory {
   /** Did the answer of the call `back` steps ago name what its arguments named (see HistoryEntry.namesSubject)? */
   namesSubject(back: number): boolean {
     return this.hasKind(back, KIND_NAMES_SUBJECT);
+  }
+
+  /** How the call `back` steps ago restated an ask (HistoryEntry.restatedAsk): 0 not, 1 the first since an interruption, 2 a later one. */
+  restatedAsk(back: number): number {
+    return (this.buf[this.at(back) + F_KIND]! >>> KIND_RESTATED_ASK_SHIFT) & 3;
   }
 
   /** Did the call `back` steps ago come back to a page view seen earlier in the window, other than the one it was on? */

@@ -63,12 +63,14 @@ function asksSomethingElse(h: RunHistory, since: number): boolean {
  * that read them. The evidence is spread over several calls, any of which
  * might be the one that finds something, so its tiers only warn. The same
  * family also reads a browsing run coming back to the pages it has read
- * (see comesBack), and a conversation going round (see goesRound).
+ * (see comesBack), a conversation going round (see goesRound) and an ask
+ * left standing (see restatesAsk).
  */
 export const revisit: Detector = (h, ctx, out) => {
   asksAgain(h, ctx, out);
   comesBack(h, ctx, out);
   goesRound(h, ctx, out);
+  restatesAsk(h, ctx, out);
 };
 
 const asksAgain: Detector = (h, ctx, out) => {
@@ -152,6 +154,33 @@ const goesRound: Detector = (h, ctx, out) => {
   }
   if (calls < ctx.floor('revisit', h.toolId(0))) return;
   out.push(evidence(h, calls, h.total - last, undefined));
+};
+
+/**
+ * The fourth reading of `revisit`: an ask left standing. The agent asks
+ * someone for a thing, is given a value the run already had (the same zip
+ * code, the same email, again), and asks for the same thing again without
+ * naming it (src/standing-ask.ts reads the turns; history.restatedAsk marks
+ * them). Counts the asks since the conversation was last interrupted (by a
+ * call that is neither a turn nor a lookup made again and answered alike):
+ * the restated ones back to the first, and the ask the first answer was
+ * given to. A refusal restated to each new plea is never answered with a
+ * value, so it counts nothing. Only warns: the next reply may be read.
+ */
+const restatesAsk: Detector = (h, ctx, out) => {
+  if (h.restatedAsk(0) === 0) return;
+  let asks = 1;
+  let first = 0;
+  for (let back = 0; back < h.size; back++) {
+    const restated = h.restatedAsk(back);
+    if (restated === 0) continue;
+    asks++;
+    first = back;
+    if (restated === 1) break;
+  }
+  if (asks < ctx.floor('revisit', h.toolId(0))) return;
+  // Which words the next ask takes is anyone's guess: no call stands for the pattern.
+  out.push(evidence(h, asks, h.total - first, undefined));
 };
 
 /**

@@ -20,7 +20,7 @@ import type { Outcome } from '../types.js';
  *   26     F_ITEMS            the order-free hash of the listed items, or 0
  *
  * F_KIND bits: 0 RESULT_NEAR, 1 ARGS_NEAR, 2 TRANSIENT, 3 DETERMINISTIC,
- * 4 ARGS_WORDS, 5 ACKNOWLEDGED_WORK, 6-7 free, 8-15 the result's bigram
+ * 4 ARGS_WORDS, 5 ACKNOWLEDGED_WORK, 6-7 the restated ask, 8-15 the result's bigram
  * count, 16-23 the re-ask distance, 24 LASTED_LONG, 25 WAITED, 26 RETURNED,
  * 27 LISTED_ITEM, 28 NAMES_SUBJECT, 29 ECHOED, 30 free, 31 RESUBMITTED.
  * F_TOOL_FLAGS bits: 0-1 the outcome code, 2 BLOCKED, 3 INFORMATIVE,
@@ -76,6 +76,8 @@ export const KIND_DETERMINISTIC = 8;
 export const KIND_ARGS_WORDS = 16;
 /** The call is what its acknowledgement is about (see HistoryEntry.acknowledgedWork). */
 export const KIND_ACKNOWLEDGED_WORK = 32;
+/** Bits 6-7: the call restated an ask (HistoryEntry.restatedAsk): 1 the first since the conversation was interrupted, 2 a later one. */
+export const KIND_RESTATED_ASK_SHIFT = 6;
 /** The result's bigram count (capped at 255) sits in bits 8-15. */
 export const KIND_SHINGLES_SHIFT = 8;
 /** Bits 16-23: how many steps back the nearest earlier call like this one got the same answer (0: none; windows hold at most 256 calls). */

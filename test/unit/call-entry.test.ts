@@ -159,6 +159,15 @@ describe('CallEntries.build', () => {
     expect(del('vol-0e13f8a6d92b4c771', 'Invalid action!')).toBe(false);
   });
 
+  it('hands the engine a conversation turn: the message said, the reply and the arguments; no other call', () => {
+    const { entries } = builder();
+    const ask = 'Could you share the email address on your account?';
+    const turn = entries.build('r', facts({ content: ask }, { tool: 'respond' }), returned('kim.lee4410@example.com')).turn;
+    expect(turn).toEqual({ message: ask, reply: 'kim.lee4410@example.com', argsText: JSON.stringify({ content: ask }) });
+    expect(entries.build('r', facts({ command: 'grep -rn "timeout" src/' }), returned('src/a.ts:3: timeout')).turn).toBeUndefined();
+    expect(entries.build('r', facts({ content: ask }), returned({ reply: 'kim.lee4410@example.com' })).turn).toBeUndefined();
+  });
+
   it('reads whether a pending call names its job', () => {
     const { entries } = builder();
     expect(entries.build('r', facts({ jobId: 'job-8812' }), returned({ status: 'queued' })).namesId).toBe(true);

@@ -1174,6 +1174,35 @@ describe('revisit: a conversation going round', () => {
   });
 });
 
+describe('revisit: an ask left standing', () => {
+  /** A turn of a support chat: the agent's message and the user's reply. */
+  const turn = (k: number, message: string, reply: string): Call => ({ tool: 'respond', args: `turn ${k}`, result: reply, informative: true, turn: { message, reply } });
+  const asks = [
+    'To look up your order I need to verify your identity. What is your postcode?',
+    'I will need your postcode to verify your account before I can look up the order.',
+    'Before I can help with the exchange, could you please provide your postcode?',
+    'Could you please give me your postcode so I can find your account?',
+  ];
+  const replies = ['My postcode is 40213.', 'I said it: 40213.', 'It is 40213, as I told you.', '40213!'];
+  const given = (k: number) => turn(k, asks[k]!, replies[k]!);
+  const lookup: Call = { tool: 'find_user', args: 'postcode 40213', result: 'user_kim_4410', informative: true };
+
+  it('warns at the third ask: the one answered with a value the run had, and two restated after it', () => {
+    const r = feed([given(0), given(1), given(2), given(3)]);
+    expect(r.firstWarning).toBe(4);
+    expect(r.detectors[3]).toBe('revisit');
+    expect(r.levels[3]).toBe('warning');
+  });
+
+  it('reads the same lookup answered alike between the asks as no interruption, and a new one as one', () => {
+    const r = feed([given(0), lookup, given(1), lookup, given(2), lookup, given(3)]);
+    expect(r.levels[6]).toBe('warning');
+    expect(r.detectors[6]).toBe('revisit');
+    const other: Call = { tool: 'get_order', args: 'W5561203', result: 'order W5561203: lamp', informative: true };
+    expect(feed([given(0), lookup, given(1), lookup, given(2), other, given(3)]).levels[6]).toBeUndefined();
+  });
+});
+
 describe('revisit: coming back to pages already read', () => {
   /** The model's reading of a screenshot: other words on every visit, as a vision model's transcripts are. */
   const ocr = (reading: number) => Array.from({ length: 40 }, (_, k) => `w${(reading * 7919 + k * 104729) % 100003}`).join(' ');

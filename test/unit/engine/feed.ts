@@ -17,6 +17,8 @@ export interface Call {
   acknowledgedWork?: boolean;
   /** The call swapped in an item an earlier result listed (the processor reads it off src/listed-items.ts). */
   takesListedItem?: boolean;
+  /** A conversation turn: the message said and the reply (the processor reads it off src/standing-ask.ts conversationMessage). */
+  turn?: { message: string; reply: string };
   /** Stands for the arguments' shape (digits folded), when the processor would have computed one. */
   shape?: string;
   /** The answer names what the arguments named (the processor reads it off fingerprint answerNamesSubject). */
@@ -65,6 +67,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       namesId: c.namesId,
       acknowledgedWork: c.acknowledgedWork,
       takesListedItem: c.takesListedItem,
+      turn: c.turn === undefined ? undefined : { ...c.turn, argsText: undefined },
       namesSubject: c.namesSubject,
       itemSetHash: c.items === undefined ? undefined : itemSetHash(c.items),
       shapeHash: c.shape === undefined ? undefined : hashText(c.shape),
