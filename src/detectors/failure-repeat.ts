@@ -9,15 +9,15 @@ import { freshWorkBetween } from './interleaved.js';
  * help, so resending it unchanged is a loop by the third attempt, whatever
  * the run says in between (apologies to the user, notes to itself). Two
  * things earn an attempt of slack each, since they are how fixing looks:
- * new work before it (an edit, then the test again: see freshWorkBetween),
- * and arguments that changed, however little (a corrected body rejected by
- * the same linter). Arguments merely respelled (other spacing or case, one
- * instant written another way: their normalised form is the same) are the
- * same call resent, not a fix. A success or a different
- * failure of the call ends the count, except the success of the very call at
- * its first send: an edit applied, then resent and refused as already made,
- * is work redone, and that first send is one more attempt. Transient failures
- * are `retry-storm`'s.
+ * new work before it (an edit, then the test again: see freshWorkBetween,
+ * and failureMoved for work only the failure shows), and arguments that
+ * changed, however little (a corrected body rejected by the same linter).
+ * Arguments merely respelled (other spacing or case, one instant written
+ * another way: their normalised form is the same) are the same call resent,
+ * not a fix. A success or a different failure of the call ends the count,
+ * except the success of the very call at its first send: an edit applied,
+ * then resent and refused as already made, is work redone, and that first
+ * send is one more attempt. Transient failures are `retry-storm`'s.
  */
 export const failureRepeat: Detector = (h, ctx, out) => {
   if (h.outcome(0) !== 'error' || h.failure(0) !== 'deterministic') return;
@@ -34,7 +34,7 @@ export const failureRepeat: Detector = (h, ctx, out) => {
     // and refused since has nothing left to fix, and that send is the count's first attempt.
     const doneAtFirstSend = !refusedAlike && h.outcome(back) === 'ok' && h.sameCall(0, back) && firstSend(h, back);
     if (!refusedAlike && !doneAtFirstSend) break;
-    if (freshWorkBetween(h, first, back)) freshGaps++;
+    if ((refusedAlike && failureMoved(h, first, back)) || freshWorkBetween(h, first, back)) freshGaps++;
     if (!h.sameNormalisedCall(0, back)) changed = true;
     attempts++;
     first = back;
@@ -59,4 +59,20 @@ export const failureRepeat: Detector = (h, ctx, out) => {
 function firstSend(h: RunHistory, back: number): boolean {
   for (let earlier = back + 1; earlier < h.size; earlier++) if (h.similarCall(back, earlier)) return false;
   return true;
+}
+
+/**
+ * Did the very same call, re-run after other calls, fail otherwise than the
+ * time before: near the same failure but not it (another error line, a
+ * count gone down, an error moved to another line)? Unchanged, a
+ * deterministic check fails the same way; failing otherwise, it met
+ * something changed in between, even when nothing between reads as work (an
+ * edit answered with a snippet of the file reads like a file view). That is
+ * a coding agent re-running its typecheck or tests after each edit. The same
+ * failure after the edits stays a resend (the edits did not touch its
+ * cause), and so does a failure that changes with arguments resent back to
+ * back: the change of arguments explains it.
+ */
+function failureMoved(h: RunHistory, newer: number, older: number): boolean {
+  return older > newer + 1 && h.sameCall(newer, older) && !h.sameExactResult(newer, older);
 }

@@ -958,6 +958,36 @@ describe('failure-repeat', () => {
     expect(feed([view(0), view(1), refused, view(2), view(3), refused]).firstWarning).toBeNull();
   });
 
+  it('reads a check re-run after edits whose failure moved as fixing, but the same failure after them as a loop', () => {
+    // A coding agent re-runs one typecheck after each edit: same banner and footer, the error list shrinking and moving.
+    const root = '/home/dev/app/packages/web';
+    const error = (line: number, code: number, text: string) => `src/core/app.ts(${line},9): error TS${code}: ${text}`;
+    const errors = {
+      route: error(42, 2345, "Argument of type 'Effect<Response, never, never>' is not assignable to parameter of type 'Handler<Response, unknown>'."),
+      pipe: error(57, 2339, "Property 'pipe' does not exist on type 'Router<never, never>'."),
+      serve: error(88, 2554, 'Expected 1 arguments, but got 2.'),
+      layer: error(95, 2322, "Type 'Layer<never, never, Server>' is not assignable to type 'Layer<never, never, never>'."),
+      request: error(43, 2304, "Cannot find name 'ServerRequest'."),
+      status: error(61, 2741, "Property 'status' is missing in type '{ body: string; }' but required in type 'Response'."),
+    };
+    const typecheck = (...lines: string[]) => ({
+      tool: 'Bash',
+      args: 'pnpm --filter=@acme/web typecheck',
+      failureText: ['Exit code 2', `> @acme/web@0.0.1 typecheck ${root}`, '> tsc --noEmit', ...lines, `${root}:`, ' ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL  @acme/web@0.0.1 typecheck: `tsc --noEmit`', 'Exit status 2'].join('\n'),
+    });
+    // An edit answered with a snippet of the file reads like a file view: nothing tells it from reading.
+    const edit = (n: number) => ({ tool: 'Edit', args: `app.ts edit ${n}`, result: `The file app.ts has been updated; the snippet around edit ${n} follows`, informative: true });
+    const read = (n: number) => ({ tool: 'Read', args: `types ${n}`, result: `the declarations of part ${n} of the router`, informative: true });
+    const run = (checks: Call[]) => [checks[0]!, read(1), checks[1]!, read(2), read(3), edit(1), edit(2), checks[2]!, read(4), edit(3), checks[3]!, edit(4), read(5), edit(5), checks[4]!, edit(6), checks[5]!, edit(7)];
+    const first = typecheck(errors.route, errors.pipe, errors.serve, errors.layer);
+    const moved = run([first, first, typecheck(errors.request, errors.serve, errors.layer), typecheck(errors.status, errors.serve, errors.layer), typecheck(errors.status, errors.layer), typecheck(errors.layer)]);
+    expect(feed(moved).firstWarning).toBeNull();
+    // The same failure after every edit: the edits do not touch what the check reports.
+    const same = feed(run(times(6, first)));
+    expect(same.detectors).toContain('failure-repeat');
+    expect(same.levels).toContain('break');
+  });
+
   it('ends the count when the call succeeds or fails another way', () => {
     const ok = { ...fails, outcome: 'ok' as const, result: 'updated', failure: undefined };
     expect(feed([fails, fails, ok, fails, fails]).firstWarning).toBeNull();
