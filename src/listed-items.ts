@@ -1,4 +1,4 @@
-import { FNV_OFFSET, FNV_PRIME, fmix32, fnv1a } from './fingerprint/sketch.js';
+import { FNV_OFFSET, FNV_PRIME, fmix32 } from './fingerprint/sketch.js';
 
 /**
  * Items the run was shown, for telling a sweep over a listing from a loop.
@@ -8,10 +8,9 @@ import { FNV_OFFSET, FNV_PRIME, fmix32, fnv1a } from './fingerprint/sketch.js';
  * answer, the same emptiness or the same failure again and again with new
  * arguments: exactly what `same-answer`, `empty-streak` and `same-error`
  * count. What sets the sweep apart is where the new arguments come from:
- * each call swaps in an item that an earlier result listed, one the tool
- * was not asked about before. A reworded question, a guessed id or a
- * re-spelt value takes words the run made up (or came back to), not an item
- * of a listing.
+ * each call swaps in an item that an earlier result listed, one the tool's
+ * previous call did not name. A reworded question, a guessed id or a
+ * re-spelt value takes words the run made up, not an item of a listing.
  *
  * The state is bounded whatever the run is given; it holds no reference to
  * a value of the run's (docs/collector.md, "Memory"):
@@ -23,8 +22,7 @@ import { FNV_OFFSET, FNV_PRIME, fmix32, fnv1a } from './fingerprint/sketch.js';
  *   nothing). Reading the terms costs more than hashing the result, and most
  *   runs never ask, so it is put off until one does;
  * - the canonical text of the latest arguments of the last TOOLS tools,
- *   each at most ARGS_MAX_CHARS (longer arguments are not kept);
- * - the hashes of the last TAKEN stretches of arguments changed.
+ *   each at most ARGS_MAX_CHARS (longer arguments are not kept).
  */
 
 /** Results kept as listings: the list a sweep works down, plus one answer of the sweep's own. */
@@ -45,8 +43,6 @@ export const LISTING_MAX_TERMS = 384;
 const TOOLS = 4;
 /** Longer arguments are not kept: a sweep's call names its item in a few words, not a page. */
 export const ARGS_MAX_CHARS = 256;
-/** Changed stretches remembered (as hashes): a sweep takes each item once. */
-const TAKEN = 16;
 /** Shorter spans (a digit, `v2`) are too common to say where they came from. */
 const MIN_ITEM_CHARS = 3;
 /** Characters that belong to an item's token: a span is widened to whole tokens (`vol-0b7d…`, `fix/tax-rounding`). */
@@ -67,17 +63,13 @@ const BACKSLASH = 92;
 const LETTER_U = 117;
 
 export class ListedItems {
-  /**
-   * The listings' filters (LISTINGS × LISTING_WORDS words), then the hashes
-   * of the stretches taken (TAKEN words); made when a call first needs them.
-   */
+  /** The listings' filters (LISTINGS × LISTING_WORDS words); made when a call first needs them. */
   private words: Uint32Array | undefined;
   /** Each slot's listing text while its filter is not made yet. */
   private readonly texts: (string | undefined)[] = [];
   /** Listings kept (at most LISTINGS), and the slot the next one overwrites. */
   private listings = 0;
   private nextListing = 0;
-  private takenCount = 0;
   /** The last TOOLS tools with arguments kept, least recently called first, and their arguments' canonical text. */
   private readonly tools: string[] = [];
   private readonly argsTexts: string[] = [];
@@ -108,20 +100,15 @@ export class ListedItems {
    * The item this call takes from a listing, or undefined: the stretch of its
    * arguments' canonical text that differs from the tool's previous call
    * (widened to whole tokens), when a kept listing holds its tokens in that
-   * order and no earlier call of the run changed to it. Records the call's
-   * arguments either way.
+   * order. Records the call's arguments either way.
    */
   itemTaken(tool: string, argsText: string | undefined): string | undefined {
     const before = this.argsOf(tool);
     this.noteArgs(tool, argsText);
     if (before === undefined || argsText === undefined || this.listings === 0 || argsText === before) return undefined;
-    this.words ??= new Uint32Array(LISTINGS * LISTING_WORDS + TAKEN);
+    this.words ??= new Uint32Array(LISTINGS * LISTING_WORDS);
     const item = changedSpan(before, argsText);
     if (item.length < MIN_ITEM_CHARS || before.includes(item)) return undefined;
-    // What the previous call had in its place was tried too (a sweep's first item has no call before it to differ from).
-    this.remember(changedSpan(argsText, before));
-    // A stretch changed to before (a word tried, left, tried again) is the run going round, whether or not it was listed.
-    if (!this.remember(item)) return undefined;
     return this.listed(item) ? item : undefined;
   }
 
@@ -171,17 +158,6 @@ export class ListedItems {
       if (held === count) return true;
     }
     return false;
-  }
-
-  /** Remembers a changed stretch by its hash; false when it was already remembered. */
-  private remember(stretch: string): boolean {
-    const key = hashOf(stretch);
-    const words = this.words!;
-    const from = LISTINGS * LISTING_WORDS;
-    const held = this.takenCount < TAKEN ? this.takenCount : TAKEN;
-    for (let i = 0; i < held; i++) if (words[from + i] === key) return false;
-    words[from + (this.takenCount++ % TAKEN)] = key;
-    return true;
   }
 }
 
@@ -264,9 +240,4 @@ function hasTerm(words: Uint32Array, base: number, term: number): boolean {
     if ((words[base + ((bit & (LISTING_BITS - 1)) >>> 5)]! & (1 << (bit & 31))) === 0) return false;
   }
   return true;
-}
-
-/** A stretch's hash: taken stretches are remembered by hash, not kept (termsOf hashes terms alike). */
-function hashOf(text: string): number {
-  return fmix32(fnv1a(text));
 }
