@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize, fingerprintArgs, hashText, textSketch } from '../../../src/fingerprint/index.js';
 import { sketchSimilarity } from '../../../src/fingerprint/sketch.js';
+import { ordersTable } from '../history/drifting-table.js';
 import { feed, times, type Call } from './feed.js';
 
 describe('no-progress', () => {
@@ -1012,6 +1013,17 @@ describe('sameness by similarity', () => {
     const lines = times(24, (i) => `> Task :${modules[i % 8]}:${tasks[(i * 3) % 10]} took ${i * 37 % 90} ms`);
     const r = feed(times(24, (i) => ({ tool: 'read_file', args: 'build.log', text: lines.slice(0, i + 1).join('\n') })));
     expect(r.firstWarning).toBeNull();
+  });
+
+  it('does not read a polled table drifting a few rows at a time as no progress, though each reading is near the one before', () => {
+    const poll = (i: number): Call => ({ tool: 'list_orders', args: 'latest', text: ordersTable(i) });
+    // Chained reading to reading, the polls would be one unchanged answer: no-progress from the fourth, a break at the ninth.
+    expect(feed(times(5, poll)).firstWarning).toBeNull();
+    // From the sixth poll `repeat` counts the polls within each answer as results coming back: only no-progress is pinned that far.
+    expect(feed(times(12, poll)).detectors).not.toContain('no-progress');
+    const unchanged = feed(times(12, () => poll(0)));
+    expect(unchanged.firstWarning).toBe(3);
+    expect(unchanged.detectors[2]).toBe('no-progress');
   });
 });
 
