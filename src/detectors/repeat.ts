@@ -28,8 +28,10 @@ export const repeat: Detector = (h, ctx, out) => {
   let freshInGap = false;
   let echoInGap = false;
   let echoed = false;
+  let oldest = 0;
   for (let back = 1; back < h.size; back++) {
     if (h.sameCall(0, back)) {
+      oldest = back;
       if (h.outcome(back) !== 'error') seen.push(back);
       checks++;
       if (freshInGap) gapsWithFreshWork++;
@@ -52,8 +54,9 @@ export const repeat: Detector = (h, ctx, out) => {
   // "nothing to commit"): the round went nowhere, and the check's count runs one occurrence ahead.
   const ahead = echoed ? 1 : 0;
   if (seen.length - 1 + ahead < floor) return;
-  // Back-to-back repeats are no-progress's; this detector is for interleaved ones.
-  if (h.exactRun(1) + 1 >= seen.length) return;
+  // Back-to-back repeats are no-progress's; this detector is for interleaved ones. Nothing else between any two of
+  // them (a table polled while its rows drift, one answer after another) is back to back as much as one latest streak.
+  if (h.exactRun(1) + 1 >= seen.length || oldest === checks - 1) return;
   // A result the call never gave before is progress: nothing to count.
   if (!seen.some((back) => back !== 0 && h.sameResult(0, back))) return;
   let stale = 0;
@@ -66,7 +69,8 @@ export const repeat: Detector = (h, ctx, out) => {
     }
   }
   // Between two of its checks the run polled a pending job by id, or every check came at a waiting pace: it is waiting.
-  const tiers = pollsAJob(h, seen[1]!) || seen.every((back) => h.spaced(back)) ? 'pending-poll' : 'repeat';
+  // The pace of the oldest check is that of whatever came before the checks began (nothing, at a run's first call).
+  const tiers = pollsAJob(h, seen[1]!) || seen.every((back, i) => i === seen.length - 1 || h.spaced(back)) ? 'pending-poll' : 'repeat';
   const score = stale + (tiers === 'repeat' ? ahead : 0);
   if (score < ctx.floor(tiers, h.toolId(0))) return;
   out.push({

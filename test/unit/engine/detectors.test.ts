@@ -776,6 +776,24 @@ describe('the same answer to other words', () => {
 });
 
 describe('waiting pace', () => {
+  it('reads a page checked at a waiting pace between notes as waiting, however quickly the first check followed the call before it', () => {
+    // Logged in, then the dashboard read right away and every 90 s after, a note to itself between reads.
+    const watch = (gapMs: number): Call[] => [
+      { tool: 'open_site', args: 'shop admin', text: 'Logged in as ops', startMs: 0 },
+      ...times(12, (i): Call[] => [
+        { tool: 'read_dashboard', args: 'orders', text: 'Open orders: 12. Shipped today: 40. Backlog: 3.', startMs: 1000 + i * gapMs },
+        { tool: 'think', args: `still waiting for the backlog to clear, round ${i}`, text: 'OK.', startMs: 1000 + i * gapMs + gapMs / 2 },
+      ]).flat(),
+    ];
+    // The first read's pace is that of the login before it: the reads between are what is paced.
+    const watched = feed(watch(90_000));
+    expect(watched.detectors).toContain('repeat');
+    expect(watched.levels).not.toContain('critical');
+    expect(watched.levels).not.toContain('break');
+    // The same reads a few seconds apart are a loop, and stopped.
+    expect(feed(watch(4_000)).levels).toContain('break');
+  });
+
   it('treats identical checks made half a minute apart or more as polling, and the same checks in quick succession as a loop', () => {
     const engineFor = (gapMs: number) => {
       const r = feed([]);
@@ -1019,8 +1037,9 @@ describe('sameness by similarity', () => {
     const poll = (i: number): Call => ({ tool: 'list_orders', args: 'latest', text: ordersTable(i) });
     // Chained reading to reading, the polls would be one unchanged answer: no-progress from the fourth, a break at the ninth.
     expect(feed(times(5, poll)).firstWarning).toBeNull();
-    // From the sixth poll `repeat` counts the polls within each answer as results coming back: only no-progress is pinned that far.
-    expect(feed(times(12, poll)).detectors).not.toContain('no-progress');
+    // Polled back to back with nothing between, the polls are no-progress's alone: `repeat` does not count the polls
+    // within each answer as results coming back either.
+    expect(feed(times(12, poll)).firstWarning).toBeNull();
     const unchanged = feed(times(12, () => poll(0)));
     expect(unchanged.firstWarning).toBe(3);
     expect(unchanged.detectors[2]).toBe('no-progress');
