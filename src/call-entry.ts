@@ -13,6 +13,7 @@ import {
   threadHandles,
   canonicalize,
   resultDigest,
+  quotesArgs,
   readReceipt,
   subjectShapeHash,
   answerNamesSubject,
@@ -195,6 +196,8 @@ export class CallEntries {
     // Only an acknowledgement needs it: a call naming a file that its tool acknowledges alike is an edit, not a note, and
     // so is one acknowledged in nothing but its own words ("Entry updated." to cms_update_field {"entry_id": …}).
     e.acknowledgedWork = outcome === 'ok' && !informative && call.hasArgs && (reading === 'echoes' || namesAFile(call.args));
+    // Only an answer made of the call's words can be a piece of its arguments.
+    e.echoesArgs = outcome === 'ok' && reading === 'echoes' && shown !== undefined && call.argsText !== undefined && quotesArgs(shown, call.argsText);
     if (call.hasArgs) {
       // Only the answers the sweep detectors count need the item (an emptiness, a failure, an answer repeated): most calls skip it.
       if (outcome === 'empty' || outcome === 'error' || repeats) {

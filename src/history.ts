@@ -45,6 +45,7 @@ const {
   KIND_ARGS_WORDS,
   KIND_DETERMINISTIC,
   KIND_ECHOED,
+  KIND_ECHOES_ARGS,
   KIND_LASTED_LONG,
   KIND_LISTED_ITEM,
   KIND_NAMES_SUBJECT,
@@ -122,6 +123,8 @@ export interface HistoryEntry {
    * acknowledgement is made of its own words (fingerprint readReceipt `echoes`); recorded for acknowledged calls only.
    */
   acknowledgedWork?: boolean;
+  /** The answer is nothing but a piece of the call's own arguments (`echo 'Done again.'` answered `Done again.`; see fingerprint quotesArgs): it told the run nothing. */
+  echoesArgs?: boolean;
   /** The call swapped in an item an earlier result listed (src/listed-items.ts); recorded for the answers sweeps repeat. */
   takesListedItem?: boolean;
   /**
@@ -240,6 +243,7 @@ export class RunHistory {
     b[o + F_SHAPE] = e.shapeHash === undefined ? 0 : hi(e.shapeHash);
     let kind = e.failure === 'transient' ? KIND_TRANSIENT : e.failure === 'deterministic' ? KIND_DETERMINISTIC : 0;
     if (e.acknowledgedWork === true) kind |= KIND_ACKNOWLEDGED_WORK;
+    if (e.echoesArgs === true) kind |= KIND_ECHOES_ARGS;
     if (long) kind |= KIND_LASTED_LONG;
     if (waited) kind |= KIND_WAITED;
     if (e.takesListedItem === true) kind |= KIND_LISTED_ITEM;
@@ -347,6 +351,11 @@ export class RunHistory {
   allSpaced(calls: number): boolean {
     for (let back = 0; back < calls; back++) if (!this.spaced(back)) return false;
     return calls > 0;
+  }
+
+  /** Was the answer to the call `back` steps ago nothing but a piece of its own arguments (HistoryEntry.echoesArgs)? */
+  echoesArgs(back: number): boolean {
+    return this.hasKind(back, KIND_ECHOES_ARGS);
   }
 
   /** Is the call `back` steps ago what its acknowledgement is about: does it name a file, or is it acknowledged in its own words (HistoryEntry.acknowledgedWork)? */

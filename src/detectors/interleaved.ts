@@ -11,9 +11,11 @@ import { pollsAJob } from './periodic.js';
  * ("The file … has been edited.", `{"updated_rows": 1}`), or acknowledged in
  * nothing but its own words ("Entry updated." to `cms_update_field
  * {"entry_id":…}`): a note names no file, and its receipt says more than it.
+ * An answer that only hands back a piece of the call's own text (`echo
+ * 'Done again.'`) is filler however new: the run learned nothing from it.
  */
 export function filler(h: RunHistory, back: number): boolean {
-  return h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.acknowledgedWork(back)));
+  return h.echoesArgs(back) || (h.answeredBefore(back) && (h.calledBefore(back) || (!h.toolAnswersVary(back) && !h.acknowledgedWork(back))));
 }
 
 /**

@@ -20,7 +20,7 @@ import { argumentEchoes } from './argument-echoes.js';
 export { canonicalize, hashValue, DEFAULT_MAX_BYTES, MAX_DEPTH, MAX_NODES } from './canonical.js';
 export { hashText } from './hash.js';
 export { handlesIn, pendingAnswerShape, threadHandles } from './fresh-handles.js';
-export { readReceipt, RECEIPT_MAX_CHARS, type ReceiptReading } from './receipt.js';
+export { quotesArgs, readReceipt, RECEIPT_MAX_CHARS, type ReceiptReading } from './receipt.js';
 export { textSketch, sketchSimilarity, SKETCH_BINS, MIN_NEAR_SHINGLES, NEAR_SIMILARITY } from './sketch.js';
 export { failureKind } from './failure-kind.js';
 export { wordSignature, WORDS_MAX_CHARS } from './words.js';

@@ -48,6 +48,24 @@ export function readReceipt(resultText: string, tool: string, argsText: string):
 
 export type ReceiptReading = 'states' | 'echoes' | undefined;
 
+/**
+ * Is a result (masked canonical text) a verbatim piece of the call's
+ * argument text, cut at word boundaries (`echo 'Done again.'` answered
+ * `Done again.`)? Such an answer hands the call's own text back; an
+ * acknowledgement in the call's words ("Entry updated." to
+ * `cms_update_field`) is no piece of it. Never throws.
+ */
+export function quotesArgs(resultText: string, argsText: string): boolean {
+  const quoted = resultText.length > 1 && resultText.startsWith('"') && resultText.endsWith('"');
+  const said = (quoted ? resultText.slice(1, -1) : resultText).trim();
+  if (said.length === 0) return false;
+  for (let at = argsText.indexOf(said); at !== -1; at = argsText.indexOf(said, at + 1)) {
+    const end = at + said.length;
+    if ((at === 0 || !isWordChar(argsText, at - 1)) && (end === argsText.length || !isWordChar(argsText, end))) return true;
+  }
+  return false;
+}
+
 /** Results read for what they state at most this long: a status line or a short record, not a page. */
 export const RECEIPT_MAX_CHARS = 256;
 /** Arguments read for the call's own words at most this long. */

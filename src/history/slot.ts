@@ -94,6 +94,8 @@ export const KIND_LISTED_ITEM = 1 << 27;
 export const KIND_NAMES_SUBJECT = 1 << 28;
 /** A new call told what its tool had told another call (see echoedAnswer): bit 29. */
 export const KIND_ECHOED = 1 << 29;
+/** The answer is nothing but text its own arguments hold (see HistoryEntry.echoesArgs): bit 30. */
+export const KIND_ECHOES_ARGS = 1 << 30;
 /** A pending answer that repeats, apart from its fresh handle, the one the same call got just before (see resubmitted): bit 31. */
 export const KIND_RESUBMITTED = (1 << 31) >>> 0;
 

@@ -91,6 +91,17 @@ describe('CallEntries.build', () => {
     expect(entries.build('r', facts({ path: 'src/app.ts' }, { tool: 'edit' }), returned({ ok: true })).acknowledgedWork).toBe(true);
   });
 
+  it('marks an answer that is a piece of the call’s own arguments, word for word, as handed back', () => {
+    const { entries } = builder();
+    const shell = (command: string, result: string) => entries.build('r', facts({ command }, { tool: 'shell' }), returned(result)).echoesArgs;
+    expect(shell("echo 'Done again.'", 'Done again.')).toBe(true);
+    // Words of the call, but not its text: an acknowledgement in its own words says the work was done.
+    expect(entries.build('r', facts({ entry_id: 'art-1', field: 'title' }, { tool: 'cms_update_field' }), returned('Entry updated.')).echoesArgs).toBe(false);
+    // Only whole words: the call's words, but cut out of one of them.
+    expect(shell("echo 'xdone again'; echo done", 'done again')).toBe(false);
+    expect(shell('ls', 'README.md src')).toBe(false);
+  });
+
   it('reads whether a repeated answer names what was asked, and only for a repeated answer', () => {
     const named = { q: 'Refund' };
     expect(builder(false).entries.build('r', facts(named), returned(LONG_ANSWER)).namesSubject).toBe(false);

@@ -587,6 +587,14 @@ describe('no-progress with filler', () => {
     expect(feed(calls).firstWarning).toBeNull();
   });
 
+  it('counts across new answers that only hand back the call’s own words (a reworded echo before each no-op)', () => {
+    const echo = (words: string) => ({ tool: 'shell', args: `echo '${words}'`, result: words, acknowledgedWork: true, echoesArgs: true });
+    const noop = { tool: 'shell', args: 'true', result: '(no output)', informative: true };
+    const r = feed([echo('All set.'), noop, echo('Done again.'), noop, echo('Final done'), noop]);
+    expect(r.firstWarning).toBe(6);
+    expect(r.detectors[5]).toBe('no-progress');
+  });
+
   describe('the same call answered otherwise in between', () => {
     // The same message to a user who keeps answering, a hand-off acknowledged alike (whatever its summary) after each.
     const handOff = (n: number) => ({ tool: 'transfer', args: `summary, take ${n}`, result: 'Transfer successful' });

@@ -15,6 +15,8 @@ export interface Call {
   namesId?: boolean;
   /** The arguments name a file (an edit's `path`). */
   acknowledgedWork?: boolean;
+  /** The answer is a piece of the call's own arguments handed back (`echo 'Done again.'` answered `Done again.`). */
+  echoesArgs?: boolean;
   /** The call swapped in an item an earlier result listed (the processor reads it off src/listed-items.ts). */
   takesListedItem?: boolean;
   /** A conversation turn: the message said and the reply (the processor reads it off src/standing-ask.ts conversationMessage). */
@@ -66,6 +68,7 @@ export function feed(calls: Call[], options: DetectionOptions = {}, engine = new
       informative: c.informative,
       namesId: c.namesId,
       acknowledgedWork: c.acknowledgedWork,
+      echoesArgs: c.echoesArgs,
       takesListedItem: c.takesListedItem,
       turn: c.turn === undefined ? undefined : { ...c.turn, argsText: undefined },
       namesSubject: c.namesSubject,
