@@ -3,7 +3,7 @@ import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/wo
 import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
 import { hex, hi, lo } from './history/hash-words.js';
 import { argsAlike, exchangeAlike } from './history/nearness.js';
-import { updatePeriodicity } from './history/periodicity.js';
+import { FIRST_FULL_PERIOD, updatePeriodicity } from './history/periodicity.js';
 import * as slot from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -313,6 +313,11 @@ export class RunHistory {
   /** The same with normalised arguments. */
   normRun(p: number): number {
     return this.buf[this.countersAt + this.periods + 1 + p]!;
+  }
+
+  /** The shortest period p >= 2 with normRun(p) >= p, or 0 when there is none: shorter periods need not be read. */
+  firstFullPeriod(): number {
+    return this.buf[this.countersAt + FIRST_FULL_PERIOD]!;
   }
 
   toolId(back: number): number {

@@ -47,7 +47,8 @@ export const periodic: Detector = (h, ctx, out) => {
       }
     }
   }
-  for (let p = 2; p <= h.periods; p++) {
+  // Periods shorter than the first whole one have run < p: they are not read.
+  for (let p = h.firstFullPeriod(); p !== 0 && p <= h.periods; p++) {
     const run = h.normRun(p);
     // A block of p identical calls is a period-1 repeat, not a cycle.
     if (run < p || norm1 >= p - 1) continue;

@@ -23,12 +23,19 @@ const {
 } = slot;
 
 /**
+ * The word before the exact counters (they start at period 1) holds the shortest period p >= 2 whose normalised
+ * counter has reached p (a whole period repeated), or 0: the cycle search starts there instead of reading every counter
+ * (RunHistory.firstFullPeriod).
+ */
+export const FIRST_FULL_PERIOD = 0;
+
+/**
  * Compares the call just written at `latest` with the call p steps before it
  * for every period p, counting on or resetting the exact and normalised
  * counters at `countersAt`, and marks the call with what the same pass saw:
  * how many steps back a call like it got the same answer (KIND_REASKED_SHIFT)
  * and whether its tool had given that answer before (FLAG_ANSWERED_BEFORE,
- * also returned).
+ * also returned); notes the shortest whole period (FIRST_FULL_PERIOD).
  */
 export function updatePeriodicity(b: Uint32Array, latest: number, window: number, total: number, periods: number, countersAt: number): boolean {
   const exact = countersAt;
@@ -42,6 +49,7 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
   const reach = Math.min(periods, total - 1);
   let reasked = 0;
   let answeredBefore = false;
+  let firstFull = 0;
   let other = latest;
   // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
   const before = latest === 0 ? (window - 1) * SLOT : latest - SLOT;
@@ -67,7 +75,9 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
         b[other + F_ARGS_LO] === argsLo &&
         rewordedAnswer(b, latest, other));
     b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
-    b[norm + p] = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
+    const normRun = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
+    b[norm + p] = normRun;
+    if (firstFull === 0 && p >= 2 && normRun >= p) firstFull = p;
     if (reasked === 0 && sameAnswer && (normEqual || argsAlike(b, latest, other))) reasked = p;
   }
   // push wrote this call's kind and flags afresh, with these bits clear.
@@ -77,5 +87,6 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
     b[exact + p] = 0;
     b[norm + p] = 0;
   }
+  b[exact + FIRST_FULL_PERIOD] = firstFull;
   return answeredBefore;
 }

@@ -173,6 +173,16 @@ describe('errorHash', () => {
     expect(maskErrorMessage('5 secrets in 10 users')).toBe('5 secrets in 10 users');
   });
 
+  it('maskErrorMessage: a minted token is a whole run of 16+ token characters with 4 letters and 2 digits', () => {
+    expect(maskErrorMessage('charge ch_3QKa81Fz2rT0pLm5 declined')).toBe('charge <id> declined');
+    expect(maskErrorMessage('attempt a-b_c-d1e2fghijklmno failed')).toBe('attempt <id> failed');
+    // One digit, or a run cut short of 16 by a character outside the token: kept.
+    expect(maskErrorMessage('abcdefghijklmnopq1 failed')).toBe('abcdefghijklmnopq1 failed');
+    expect(maskErrorMessage('abcdefg12.hijklmnop failed')).toBe('abcdefg12.hijklmnop failed');
+    // No digit at all: nothing of the error patterns applies.
+    expect(maskErrorMessage('Permission denied: a_very_long_identifier_name')).toBe('Permission denied: a_very_long_identifier_name');
+  });
+
   it('bounded on huge messages', () => {
     const huge = 'failed at 2026-11-30T01:02:03Z '.repeat(400_000);
     expect(errorHash('E', huge)).toMatch(/^[0-9a-f]{16}$/);
