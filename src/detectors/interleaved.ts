@@ -128,3 +128,14 @@ function onlyFillerBetween(h: RunHistory, newer: number, older: number): boolean
   }
   return true;
 }
+
+/** Has the latest call's tool answered every call of the window alike, other arguments included? */
+export function acknowledgesAlike(h: RunHistory): boolean {
+  let otherArgs = false;
+  for (let back = 1; back < h.size; back++) {
+    if (h.toolId(back) !== h.toolId(0)) continue;
+    if (!h.sameResult(0, back)) return false;
+    otherArgs ||= !h.sameCall(0, back);
+  }
+  return otherArgs;
+}

@@ -1,6 +1,5 @@
-import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Detector } from './evidence.js';
-import { filler } from './interleaved.js';
+import { acknowledgesAlike, filler } from './interleaved.js';
 import { pollsAJob } from './periodic.js';
 
 /**
@@ -85,14 +84,3 @@ export const repeat: Detector = (h, ctx, out) => {
     next: sameCallAgain(h, 0, 'call', score + 1),
   });
 };
-
-/** Has the latest call's tool answered every call of the window alike, other arguments included? */
-function acknowledgesAlike(h: RunHistory): boolean {
-  let otherArgs = false;
-  for (let back = 1; back < h.size; back++) {
-    if (h.toolId(back) !== h.toolId(0)) continue;
-    if (!h.sameResult(0, back)) return false;
-    otherArgs ||= !h.sameCall(0, back);
-  }
-  return otherArgs;
-}

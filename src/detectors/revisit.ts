@@ -1,6 +1,6 @@
 import type { RunHistory } from '../history.js';
 import { sameCallAgain, type Continuation, type Detector, type Evidence } from './evidence.js';
-import { filler, freshWorkBetween } from './interleaved.js';
+import { acknowledgesAlike, filler, freshWorkBetween } from './interleaved.js';
 
 /**
  * Different questions (a call and its answer) a run must have asked again
@@ -139,11 +139,14 @@ const comesBack: Detector = (h, ctx, out) => {
  * exchanges back from the latest while the run did nothing between them
  * (see actedBetween). Two counted back to back are a batch of one command
  * over values (a month at a time, each answered "SUCCESS"), not a
- * conversation: the count ends there. Spread over turns whose wording
+ * conversation: the count ends there. A tool that answered every call of
+ * the window alike holds no conversation at all. Spread over turns whose wording
  * moves, so it only warns, and the next rewording cannot be foretold.
  */
 const goesRound: Detector = (h, ctx, out) => {
-  if (h.outcome(0) !== 'ok' || !h.hasFreeText(0)) return;
+  // A tool that answers every message alike (a todo list rewritten, "Todos have been modified successfully") is
+  // acknowledging them, not replying: there is no other side to hold the exchange with.
+  if (h.outcome(0) !== 'ok' || !h.hasFreeText(0) || acknowledgesAlike(h)) return;
   let calls = 1;
   let last = 0;
   for (let back = 1; back < h.size; back++) {

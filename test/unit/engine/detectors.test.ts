@@ -1236,6 +1236,17 @@ describe('revisit: a conversation going round', () => {
     expect(feed(calls).detectors).not.toContain('revisit');
   });
 
+  it('leaves a todo list rewritten between lookups alone: its tool acknowledges every version alike, no one replies', () => {
+    const tasks = ['Inspect the tables and their keys', 'Read the query language guide', 'Set up the graph from the tables', 'Evaluate the churn query', 'Predict churn for the five customers', 'Report the results to the user'];
+    const todos = (done: number) => ({ todos: tasks.map((content, i) => ({ content, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending' })) });
+    const ack = 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable';
+    // The list passed as one JSON string, as some hosts hand tool arguments over.
+    const write = (done: number): Call => ({ tool: 'TodoWrite', argsValue: { todos: JSON.stringify(todos(done).todos) }, text: ack, informative: true });
+    const lookup = (k: number): Call => ({ tool: 'get_docs', args: `guide part ${k}`, text: `the text of part ${k} of the guide`, informative: true });
+    const calls = [0, 1, 2, 3, 4].flatMap((done) => [write(done), lookup(2 * done), lookup(2 * done + 1)]);
+    expect(feed(calls).detectors).not.toContain('revisit');
+  });
+
   it('reads a command acknowledged between the exchanges as action: each is said after a change', () => {
     const change = (k: number) => ({ tool: 'edit_file', args: `config/apn${k}.xml`, result: '{"ok":true}', acknowledgedWork: true });
     const calls = [1, 2, 3, 4].flatMap((v) => [turn(instructions(v), stillLocked(v)), change(v)]);
