@@ -144,9 +144,7 @@ const comesBack: Detector = (h, ctx, out) => {
  * moves, so it only warns, and the next rewording cannot be foretold.
  */
 const goesRound: Detector = (h, ctx, out) => {
-  // A tool that answers every message alike (a todo list rewritten, "Todos have been modified successfully") is
-  // acknowledging them, not replying: there is no other side to hold the exchange with.
-  if (h.outcome(0) !== 'ok' || !h.hasFreeText(0) || acknowledgesAlike(h)) return;
+  if (h.outcome(0) !== 'ok' || !h.hasFreeText(0)) return;
   let calls = 1;
   let last = 0;
   for (let back = 1; back < h.size; back++) {
@@ -155,7 +153,9 @@ const goesRound: Detector = (h, ctx, out) => {
     calls++;
     last = back;
   }
-  if (calls < ctx.floor('revisit', h.toolId(0))) return;
+  // A tool that answers every message alike (a todo list rewritten, "Todos have been modified successfully") is
+  // acknowledging them, not replying: there is no other side to hold the exchange with.
+  if (calls < ctx.floor('revisit', h.toolId(0)) || acknowledgesAlike(h)) return;
   out.push(evidence(h, calls, h.total - last, undefined));
 };
 
