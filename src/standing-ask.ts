@@ -1,4 +1,4 @@
-import { FNV_OFFSET, FNV_PRIME } from './fingerprint/sketch.js';
+import { FNV_OFFSET, FNV_PRIME, isTokenChar } from './fingerprint/sketch.js';
 
 /**
  * A request left standing in a conversation, for `revisit` (its fourth
@@ -43,9 +43,9 @@ const MIN_TOKEN_CHARS = 4;
 
 /**
  * The hashes (FNV-1a) of a text's tokens of MIN_TOKEN_CHARS or more that
- * hold a digit (`digits`: values) or hold none (terms). Tokens are maximal
- * runs of ASCII letters and digits and non-ASCII characters, ASCII letters
- * lower-cased. One pass over the characters: no token string is made.
+ * hold a digit (`digits`: values) or hold none (terms). Tokens are the
+ * sketch's (isTokenChar: maximal runs of ASCII letters and digits and
+ * non-ASCII characters), ASCII letters lower-cased. One pass over the characters: no token string is made.
  */
 function tokenHashes(text: string, digits: boolean): number[] {
   const out: number[] = [];
@@ -54,8 +54,8 @@ function tokenHashes(text: string, digits: boolean): number[] {
   let digit = false;
   for (let i = 0; i <= text.length; i++) {
     let c = i < text.length ? text.charCodeAt(i) : 32;
-    const isDigit = c >= 48 && c <= 57;
-    if (isDigit || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c >= 128) {
+    if (isTokenChar(c)) {
+      const isDigit = c >= 48 && c <= 57;
       if (c >= 65 && c <= 90) c += 32;
       h = Math.imul(h ^ c, FNV_PRIME);
       length++;
@@ -188,8 +188,10 @@ export class StandingAsk {
    */
   turn(message: string, reply: string, argsText: string | undefined): 0 | 1 | 2 {
     const said = tokenHashes(message, true);
+    // The message's terms, read at most once: to match the ask before it, and to be the ask the next one matches.
+    let terms: number[] | undefined;
     let restates: 0 | 1 | 2 = 0;
-    if (this.askedCount > 0 && !this.givenIn(said) && this.sharesTerm(tokenHashes(message, false))) {
+    if (this.askedCount > 0 && !this.givenIn(said) && this.sharesTerm((terms = tokenHashes(message, false)))) {
       restates = this.restated === 0 ? 1 : 2;
       this.restated++;
     }
@@ -204,7 +206,7 @@ export class StandingAsk {
       else if (this.givenCount < GIVEN && !(own ??= argsText === undefined ? said : tokenHashes(argsText, true)).includes(h)) this.words[GIVEN_AT + this.givenCount++] = h;
     }
     // Only an ask answered with an old value needs its terms: the next message is read against them.
-    if (this.givenCount > 0) for (const h of tokenHashes(message, false)) if (this.askedCount < ASK_TERMS) this.words[ASKED_AT + this.askedCount++] = h;
+    if (this.givenCount > 0) for (const h of terms ?? tokenHashes(message, false)) if (this.askedCount < ASK_TERMS) this.words[ASKED_AT + this.askedCount++] = h;
     // A reply with something new and nothing old moved the conversation on: the asks before it were answered.
     if (this.givenCount === 0 && fresh) this.restated = 0;
     for (const h of said) this.remember(h);

@@ -75,7 +75,8 @@ export function fnv1a(text: string): number {
 /** Reused across calls: sketches are computed synchronously, one at a time. */
 const mins = new Uint32Array(SKETCH_BINS);
 
-function isTokenChar(c: number): boolean {
+/** A character of a token (UTF-16 unit): an ASCII letter or digit, or any non-ASCII unit. */
+export function isTokenChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c >= 128;
 }
 
