@@ -598,13 +598,18 @@ describe('no-progress with filler', () => {
   describe('the same call answered otherwise in between', () => {
     // The same message to a user who keeps answering, a hand-off acknowledged alike (whatever its summary) after each.
     const handOff = (n: number) => ({ tool: 'transfer', args: `summary, take ${n}`, result: 'Transfer successful' });
-    const say = (reply: string) => ({ tool: 'respond', args: 'PLEASE HOLD ON.', result: reply });
+    const say = (reply: string) => ({ tool: 'respond', args: 'PLEASE HOLD ON.', result: reply, informative: true });
     const talk = (replies: string[]) => replies.flatMap((reply, n) => [handOff(n), say(reply)]);
 
     it('counts it once its answer comes round again: the replies went round, the run did not move', () => {
       const r = feed(talk(['no transfer please', 'help me here', 'I would rather not', 'help me here']));
       expect(r.firstWarning).toBe(8);
       expect(r.detectors[7]).toBe('no-progress');
+    });
+
+    it('does not count a bare value coming back (a random draw: cars, golf, golf, cars)', () => {
+      const draw = (topic: string) => ({ tool: 'generate_topic', args: '{}', result: topic, informative: false });
+      expect(feed(['cars', 'golf', 'golf', 'cars', 'penguins'].map(draw)).firstWarning).toBeNull();
     });
 
     it('does not count answers that keep moving on (a poll reporting progress between notes)', () => {
