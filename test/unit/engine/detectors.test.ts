@@ -727,6 +727,21 @@ describe('the same answer to other words', () => {
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
   });
 
+  it('leaves long bodies far apart alone (different thoughts logged alike), but not a long question reworded', () => {
+    const thoughts = [
+      'The issue is in set_output of ColumnTransformer: the remainder estimator is never configured, so pandas output is lost.',
+      'Look at _iter more carefully to see how it handles the remainder, then compare with what set_output iterates over.',
+      'Run the reproduction script to confirm the problem, then write a structured report of the cause and the fix.',
+      'Check whether pandas is available in this environment before running anything, the script imports it at the top.',
+      'Skip running the script: the code analysis already shows the exact line, so write the report with the proposed patch.',
+    ];
+    const think = (thought: string) => ({ tool: 'Think', argsValue: { thought }, result: '<system>Thought logged</system>', informative: true });
+    expect(feed(thoughts.map(think)).firstWarning).toBeNull();
+    const question = 'Which configuration file sets the connection pool size for the orders service in the staging cluster, and what is its value?';
+    const reworded = ['', ' please', ' exactly', ' today', ' now'].map((tail) => ({ ...think(question + tail), tool: 'ask_docs', result: 'pool.yaml: 40' }));
+    expect(feed(reworded).firstWarning).toBe(4);
+  });
+
   it('reads the same hits in another order, with other scores, as the same answer', () => {
     const hits = (i: number) => ['a', 'b', 'c'].map((id, k) => ({ id, score: 0.7 + ((i + k) % 3) / 100, text: `chunk ${id}` }));
     const search = (i: number, items: unknown) => ({ tool: 'vector_search', args: `wording ${i}`, result: `hits in order ${i}`, items, informative: true });
