@@ -80,8 +80,9 @@ export const interleavedNoProgress: Detector = (h, ctx, out) => {
     if (!h.sameResult(0, back)) {
       // Answered otherwise in between: counted only if the latest answer is one it gave before that, so the answers
       // went round (a reply that comes back after other replies) rather than moved on (a poll's progress). Once:
-      // what came before that earlier answer is another stretch (a steady answer that changed, then came back).
-      if (heldToWork || calls > 1) break;
+      // what came before that earlier answer is another stretch (a steady answer that changed, then came back). A bare
+      // value coming back (a random topic drawn twice: cars, golf, golf, cars) is the world's own variety, not a reply.
+      if (heldToWork || calls > 1 || !h.informative(0)) break;
       otherAnswers++;
       paced &&= h.spaced(back);
       continue;

@@ -236,6 +236,9 @@ function pushSameAnswer(h: RunHistory, ctx: DetectorContext, out: Evidence[]): v
       break;
     }
     if (!(h.sameExactResult(0, n) || h.sameItems(0, n)) || h.outcome(n) !== 'ok' || h.sameCall(prev, n) || h.takesListedItem(prev)) break;
+    // Long arguments far apart (other thoughts logged, other edits applied) are other work acknowledged alike: a
+    // question reworded stays near what it was.
+    if (h.hasFreeText(prev) && h.hasFreeText(n) && !h.similarCall(prev, n)) break;
     if (h.shapeHash(prev) !== 0 && h.sameShape(prev, n)) {
       // Another thing of one kind (another vendor, robot, listing) answered alike is a sweep: one answer cannot name
       // each thing. An answer that names what one of the two asked is that thing's: the other respelled its name.

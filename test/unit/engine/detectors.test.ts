@@ -598,13 +598,18 @@ describe('no-progress with filler', () => {
   describe('the same call answered otherwise in between', () => {
     // The same message to a user who keeps answering, a hand-off acknowledged alike (whatever its summary) after each.
     const handOff = (n: number) => ({ tool: 'transfer', args: `summary, take ${n}`, result: 'Transfer successful' });
-    const say = (reply: string) => ({ tool: 'respond', args: 'PLEASE HOLD ON.', result: reply });
+    const say = (reply: string) => ({ tool: 'respond', args: 'PLEASE HOLD ON.', result: reply, informative: true });
     const talk = (replies: string[]) => replies.flatMap((reply, n) => [handOff(n), say(reply)]);
 
     it('counts it once its answer comes round again: the replies went round, the run did not move', () => {
       const r = feed(talk(['no transfer please', 'help me here', 'I would rather not', 'help me here']));
       expect(r.firstWarning).toBe(8);
       expect(r.detectors[7]).toBe('no-progress');
+    });
+
+    it('does not count a bare value coming back (a random draw: cars, golf, golf, cars)', () => {
+      const draw = (topic: string) => ({ tool: 'generate_topic', args: '{}', result: topic, informative: false });
+      expect(feed(['cars', 'golf', 'golf', 'cars', 'penguins'].map(draw)).firstWarning).toBeNull();
     });
 
     it('does not count answers that keep moving on (a poll reporting progress between notes)', () => {
@@ -720,6 +725,21 @@ describe('the same answer to other words', () => {
     expect(r.detectors[3]).toBe('same-answer');
     // The results alone are weak evidence: it warns, it never blocks.
     expect(r.levels.every((l) => l === undefined || l === 'warning')).toBe(true);
+  });
+
+  it('leaves long bodies far apart alone (different thoughts logged alike), but not a long question reworded', () => {
+    const thoughts = [
+      'The issue is in set_output of ColumnTransformer: the remainder estimator is never configured, so pandas output is lost.',
+      'Look at _iter more carefully to see how it handles the remainder, then compare with what set_output iterates over.',
+      'Run the reproduction script to confirm the problem, then write a structured report of the cause and the fix.',
+      'Check whether pandas is available in this environment before running anything, the script imports it at the top.',
+      'Skip running the script: the code analysis already shows the exact line, so write the report with the proposed patch.',
+    ];
+    const think = (thought: string) => ({ tool: 'Think', argsValue: { thought }, result: '<system>Thought logged</system>', informative: true });
+    expect(feed(thoughts.map(think)).firstWarning).toBeNull();
+    const question = 'Which configuration file sets the connection pool size for the orders service in the staging cluster, and what is its value?';
+    const reworded = ['', ' please', ' exactly', ' today', ' now'].map((tail) => ({ ...think(question + tail), tool: 'ask_docs', result: 'pool.yaml: 40' }));
+    expect(feed(reworded).firstWarning).toBe(4);
   });
 
   it('reads the same hits in another order, with other scores, as the same answer', () => {
