@@ -3,7 +3,7 @@ import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/wo
 import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
 import { hex, hi, lo } from './history/hash-words.js';
 import { argsAlike, exchangeAlike } from './history/nearness.js';
-import { FIRST_FULL_PERIOD, updatePeriodicity } from './history/periodicity.js';
+import { FIRST_FULL_PERIOD, SAME_CALLS, updatePeriodicity } from './history/periodicity.js';
 import * as slot from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -176,9 +176,6 @@ export class RunHistory {
   private readonly firstOfAnswer: number[] = [];
   /** Step of the latest call with a word signature that found nothing (0: none yet). */
   private lastEmptyAsk = 0;
-  /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
-  private sameCallsStep = 0;
-  private sameCalls = 0;
   /** 32 bits of the latest call's pending answer shape (HistoryEntry.pendingShape, never 0), or 0 when it had none. */
   private lastPendingShape = 0;
   readonly window: number;
@@ -281,7 +278,6 @@ export class RunHistory {
     if (answer === NEW_ANSWER) answer = this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     b[o + F_ANSWER] = answer;
     const answeredBefore = updatePeriodicity(b, o, this.window, this.total, this.periods, this.countersAt);
-    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
     const saysSomething = (b[o + F_TOOL_FLAGS]! & 3) !== OUTCOME_CODES.error && (b[o + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
     if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[o + F_KIND] = b[o + F_KIND]! | KIND_ECHOED;
   }
@@ -442,23 +438,9 @@ export class RunHistory {
     return hex(this.buf[this.at(back) + F_SHAPE]!, 0);
   }
 
-  /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring, once per call. */
+  /** Earlier calls in the window with the latest call's tool and arguments, counted as the call was pushed (SAME_CALLS). */
   earlierSameCalls(): number {
-    if (this.sameCallsStep === this.total) return this.sameCalls;
-    const b = this.buf;
-    const latest = this.at(0);
-    const tool = b[latest + F_TOOL_FLAGS]! >>> 8;
-    const argsHi = b[latest + F_ARGS_HI];
-    const argsLo = b[latest + F_ARGS_LO];
-    let n = 0;
-    let o = latest;
-    for (let back = 1; back < this.size; back++) {
-      o = o === 0 ? (this.window - 1) * SLOT : o - SLOT;
-      if (b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi && b[o + F_TOOL_FLAGS]! >>> 8 === tool) n++;
-    }
-    this.sameCallsStep = this.total;
-    this.sameCalls = n;
-    return n;
+    return this.buf[this.countersAt + this.periods + 1 + SAME_CALLS]!;
   }
 
   /** Did a call of the tool with other arguments than `argsHash` get the very result `resultHash` in the window? */
