@@ -1,9 +1,9 @@
 import { comparableByNearness, sketchShingles, sketchWords } from './fingerprint/sketch.js';
 import { rewordedWords, SIGNATURE_WORDS, signatureWords } from './fingerprint/words.js';
 import { answerOf, EXACT_ANSWER, NEW_ANSWER, resultsAlike } from './history/answers.js';
-import { hex, hi, lo } from './history/hash-words.js';
+import { hex, hi, ParsedHash } from './history/hash-words.js';
 import { argsAlike, exchangeAlike } from './history/nearness.js';
-import { FIRST_FULL_PERIOD, updatePeriodicity } from './history/periodicity.js';
+import { FIRST_FULL_PERIOD, SAME_CALLS, updatePeriodicity } from './history/periodicity.js';
 import * as slot from './history/slot.js';
 import type { FailureKind, Outcome } from './types.js';
 
@@ -79,6 +79,14 @@ export const SPACED_MS = 30_000;
 export function maxPeriod(window: number): number {
   return window - 1;
 }
+
+/**
+ * The argument and result hashes last read, as words (see ParsedHash): one
+ * pair for every run, since the look-ups of a call and its push follow one
+ * another (any other order only parses again).
+ */
+const argsWords = new ParsedHash();
+const resultWords = new ParsedHash();
 
 /** One call as the history stores it; hashes are 16 hex chars. */
 export interface HistoryEntry {
@@ -176,9 +184,6 @@ export class RunHistory {
   private readonly firstOfAnswer: number[] = [];
   /** Step of the latest call with a word signature that found nothing (0: none yet). */
   private lastEmptyAsk = 0;
-  /** earlierSameCalls() of the latest call, shared by the detectors that ask (0: not yet counted). */
-  private sameCallsStep = 0;
-  private sameCalls = 0;
   /** 32 bits of the latest call's pending answer shape (HistoryEntry.pendingShape, never 0), or 0 when it had none. */
   private lastPendingShape = 0;
   readonly window: number;
@@ -227,16 +232,23 @@ export class RunHistory {
     this.total++;
     const o = this.at(0);
     const b = this.buf;
-    const argsHi = hi(e.argsHash);
-    const argsLo = lo(e.argsHash);
+    const args = argsWords.read(e.argsHash);
+    const argsHi = args.hi;
+    const argsLo = args.lo;
     b[o + F_ARGS_HI] = argsHi;
     b[o + F_ARGS_LO] = argsLo;
     // Most arguments normalise to themselves (the very same string): parse once.
-    const sameNorm = e.normArgsHash === e.argsHash;
-    b[o + F_NORM_HI] = sameNorm ? argsHi : hi(e.normArgsHash);
-    b[o + F_NORM_LO] = sameNorm ? argsLo : lo(e.normArgsHash);
-    b[o + F_RES_HI] = hi(e.resultHash);
-    b[o + F_RES_LO] = lo(e.resultHash);
+    if (e.normArgsHash === e.argsHash) {
+      b[o + F_NORM_HI] = argsHi;
+      b[o + F_NORM_LO] = argsLo;
+    } else {
+      const norm = argsWords.read(e.normArgsHash);
+      b[o + F_NORM_HI] = norm.hi;
+      b[o + F_NORM_LO] = norm.lo;
+    }
+    const result = resultWords.read(e.resultHash);
+    b[o + F_RES_HI] = result.hi;
+    b[o + F_RES_LO] = result.lo;
     const flags =
       OUTCOME_CODES[e.outcome] | (e.blocked ? FLAG_BLOCKED : 0) | (e.informative ? FLAG_INFORMATIVE : 0) | (e.namesId ? FLAG_NAMES_ID : 0) | (spaced ? FLAG_SPACED : 0);
     b[o + F_TOOL_FLAGS] = ((tool << 8) | flags) >>> 0;
@@ -281,7 +293,6 @@ export class RunHistory {
     if (answer === NEW_ANSWER) answer = this.answers = (this.answers + 1) & ~EXACT_ANSWER;
     b[o + F_ANSWER] = answer;
     const answeredBefore = updatePeriodicity(b, o, this.window, this.total, this.periods, this.countersAt);
-    // earlierSameCalls is counted once per call and cached for the detectors that ask next.
     const saysSomething = (b[o + F_TOOL_FLAGS]! & 3) !== OUTCOME_CODES.error && (b[o + F_TOOL_FLAGS]! & FLAG_INFORMATIVE) !== 0;
     if (answeredBefore && saysSomething && this.earlierSameCalls() === 0) b[o + F_KIND] = b[o + F_KIND]! | KIND_ECHOED;
   }
@@ -442,23 +453,9 @@ export class RunHistory {
     return hex(this.buf[this.at(back) + F_SHAPE]!, 0);
   }
 
-  /** Earlier calls in the window with the latest call's tool and arguments: one tight pass over the ring, once per call. */
+  /** Earlier calls in the window with the latest call's tool and arguments, counted as the call was pushed (SAME_CALLS). */
   earlierSameCalls(): number {
-    if (this.sameCallsStep === this.total) return this.sameCalls;
-    const b = this.buf;
-    const latest = this.at(0);
-    const tool = b[latest + F_TOOL_FLAGS]! >>> 8;
-    const argsHi = b[latest + F_ARGS_HI];
-    const argsLo = b[latest + F_ARGS_LO];
-    let n = 0;
-    let o = latest;
-    for (let back = 1; back < this.size; back++) {
-      o = o === 0 ? (this.window - 1) * SLOT : o - SLOT;
-      if (b[o + F_ARGS_LO] === argsLo && b[o + F_ARGS_HI] === argsHi && b[o + F_TOOL_FLAGS]! >>> 8 === tool) n++;
-    }
-    this.sameCallsStep = this.total;
-    this.sameCalls = n;
-    return n;
+    return this.buf[this.countersAt + this.periods + 1 + SAME_CALLS]!;
   }
 
   /** Did a call of the tool with other arguments than `argsHash` get the very result `resultHash` in the window? */
@@ -474,10 +471,12 @@ export class RunHistory {
   /** Did a call of the tool get the very result `resultHash` in the window, with the arguments `argsHash` or (`same` false) with others? One tight pass over the ring. */
   private answeredWith(tool: number, argsHash: string, resultHash: string, same: boolean): boolean {
     const b = this.buf;
-    const resHi = hi(resultHash);
-    const resLo = lo(resultHash);
-    const argsHi = hi(argsHash);
-    const argsLo = lo(argsHash);
+    const result = resultWords.read(resultHash);
+    const resHi = result.hi;
+    const resLo = result.lo;
+    const args = argsWords.read(argsHash);
+    const argsHi = args.hi;
+    const argsLo = args.lo;
     // Step one slot back through the ring instead of a modulo per slot.
     for (let back = 0, o = this.at(0); back < this.size; back++, o = o === 0 ? (this.window - 1) * SLOT : o - SLOT) {
       if (b[o + F_RES_LO] !== resLo || b[o + F_RES_HI] !== resHi || b[o + F_TOOL_FLAGS]! >>> 8 !== tool) continue;
@@ -668,7 +667,8 @@ export class RunHistory {
   /** Is the result of the call `back` steps ago this one (16 hex)? Compares the stored words: no string is built. */
   resultIs(back: number, hash: string): boolean {
     const x = this.at(back);
-    return this.buf[x + F_RES_HI] === hi(hash) && this.buf[x + F_RES_LO] === lo(hash);
+    const result = resultWords.read(hash);
+    return this.buf[x + F_RES_HI] === result.hi && this.buf[x + F_RES_LO] === result.lo;
   }
 
   argsHash(back: number): string {

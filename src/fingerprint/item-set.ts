@@ -67,6 +67,22 @@ function textHash(text: string): number {
   return fnv1a(text);
 }
 
+// Key names repeat across results (every hit has its `title` and `url`): their mixed hashes are remembered.
+const KEY_CACHE_MAX = 4096;
+const keyHashes = new Map<string, number>();
+
+/** A member name's FNV-1a hash times FNV_PRIME (the key's part of its member's hash); counts its characters. */
+function keyHash(key: string): number {
+  chars += key.length;
+  let h = keyHashes.get(key);
+  if (h === undefined) {
+    h = Math.imul(fnv1a(key), FNV_PRIME);
+    if (keyHashes.size >= KEY_CACHE_MAX) keyHashes.clear();
+    keyHashes.set(key, h);
+  }
+  return h;
+}
+
 /** The hash of one value (TAG_TOO_BIG once a bound is passed). */
 function hashOf(value: unknown, depth: number): number {
   if (++nodes > ITEMS_MAX_NODES || depth > MAX_DEPTH) return TAG_TOO_BIG;
@@ -95,7 +111,7 @@ function hashOf(value: unknown, depth: number): number {
         if (chars + key.length > ITEMS_MAX_CHARS) return TAG_TOO_BIG;
         const h = hashOf((value as Record<string, unknown>)[key], depth + 1);
         if (h === TAG_TOO_BIG) return TAG_TOO_BIG;
-        sum = (sum + fmix32(Math.imul(textHash(key), FNV_PRIME) ^ h)) | 0;
+        sum = (sum + fmix32(keyHash(key) ^ h)) | 0;
         count++;
       }
       return fmix32((sum ^ TAG_OBJECT) + count);

@@ -26,3 +26,25 @@ export function lo(hash: string): number {
 export function hex(h: number, l: number): string {
   return h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
 }
+
+/**
+ * The two words of the hash last read, kept: a call's argument and result
+ * hashes are read by the look-ups made while its entry is built, then by the
+ * push that records it (the same strings), and parsing costs more than the
+ * comparison that finds them unchanged.
+ */
+export class ParsedHash {
+  private text = '';
+  hi = 0;
+  lo = 0;
+
+  /** Parses `hash` into {@link hi} and {@link lo} unless it is the hash read last. */
+  read(hash: string): this {
+    if (hash !== this.text) {
+      this.hi = hi(hash);
+      this.lo = lo(hash);
+      this.text = hash;
+    }
+    return this;
+  }
+}

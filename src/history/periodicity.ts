@@ -28,6 +28,11 @@ const {
  * (RunHistory.firstFullPeriod).
  */
 export const FIRST_FULL_PERIOD = 0;
+/**
+ * The word before the normalised counters (period 0 has none either) holds how many earlier calls in the window have
+ * the latest call's tool and arguments (RunHistory.earlierSameCalls), which the same pass compares anyway.
+ */
+export const SAME_CALLS = 0;
 
 /**
  * Compares the call just written at `latest` with the call p steps before it
@@ -35,7 +40,8 @@ export const FIRST_FULL_PERIOD = 0;
  * counters at `countersAt`, and marks the call with what the same pass saw:
  * how many steps back a call like it got the same answer (KIND_REASKED_SHIFT)
  * and whether its tool had given that answer before (FLAG_ANSWERED_BEFORE,
- * also returned); notes the shortest whole period (FIRST_FULL_PERIOD).
+ * also returned); notes the shortest whole period (FIRST_FULL_PERIOD) and
+ * counts the earlier calls with the same tool and arguments (SAME_CALLS).
  */
 export function updatePeriodicity(b: Uint32Array, latest: number, window: number, total: number, periods: number, countersAt: number): boolean {
   const exact = countersAt;
@@ -50,6 +56,7 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
   let reasked = 0;
   let answeredBefore = false;
   let firstFull = 0;
+  let sameCalls = 0;
   let other = latest;
   // The latest call made again right after itself is no step of a longer cycle: back to back, answerOf alone decides.
   const before = latest === 0 ? (window - 1) * SLOT : latest - SLOT;
@@ -58,22 +65,19 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
     // Step one slot back through the ring instead of a modulo per period.
     other = other === 0 ? (window - 1) * SLOT : other - SLOT;
     const flags = b[other + F_TOOL_FLAGS]!;
+    const sameCall = flags >>> 8 === tool && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
+    if (sameCall) sameCalls++;
     const sameToolAnswer = flags >>> 8 === tool && resultsAlike(b, latest, other);
     answeredBefore ||= sameToolAnswer;
     const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
     const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
     const sameNorm = sameAnswer && (normEqual || resentReworded(b, latest, other));
-    const sameExact = sameNorm && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
+    const sameExact = sameNorm && sameCall;
     // A step of a cycle asked again verbatim and answered in other words (a model's verdict on the same search
     // results, restated) is the same step: see rewordedAnswer.
     const sameStep =
       sameExact ||
-      (!afterItself &&
-        !sameToolAnswer &&
-        (flags & TOOL_AND_OUTCOME) === toolOutcome &&
-        b[other + F_ARGS_HI] === argsHi &&
-        b[other + F_ARGS_LO] === argsLo &&
-        rewordedAnswer(b, latest, other));
+      (!afterItself && !sameToolAnswer && sameCall && (flags & TOOL_AND_OUTCOME) === toolOutcome && rewordedAnswer(b, latest, other));
     b[exact + p] = sameStep ? b[exact + p]! + 1 : 0;
     const normRun = sameNorm || sameStep ? b[norm + p]! + 1 : 0;
     b[norm + p] = normRun;
@@ -88,5 +92,6 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
     b[norm + p] = 0;
   }
   b[exact + FIRST_FULL_PERIOD] = firstFull;
+  b[norm + SAME_CALLS] = sameCalls;
   return answeredBefore;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hex, hi, lo } from '../../../src/history/hash-words.js';
+import { hex, hi, lo, ParsedHash } from '../../../src/history/hash-words.js';
 
 describe('hash words', () => {
   it('keeps a 16-hex-char hash as its high and low 32 bits, and gives it back', () => {
@@ -18,5 +18,15 @@ describe('hash words', () => {
     expect(hi('abc')).toBe(0xabc00000);
     expect(hi('0g')).toBe(0x0f000000);
     expect(hi('\u00e90000000')).toBe(0x90000000);
+  });
+
+  it('reads a hash into the same words whether it is the one read last or not', () => {
+    const parsed = new ParsedHash();
+    // The empty hash it starts from reads as two zero words, as hi and lo read it.
+    expect([parsed.read('').hi, parsed.lo]).toEqual([hi(''), lo('')]);
+    for (const hash of ['0123456789abcdef', '0123456789abcdef', 'ffffffff00000000', '0123456789ABCDEF', 'abc']) {
+      parsed.read(hash);
+      expect([parsed.hi, parsed.lo]).toEqual([hi(hash), lo(hash)]);
+    }
   });
 });
