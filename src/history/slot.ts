@@ -22,7 +22,8 @@ import type { Outcome } from '../types.js';
  * F_KIND bits: 0 RESULT_NEAR, 1 ARGS_NEAR, 2 TRANSIENT, 3 DETERMINISTIC,
  * 4 ARGS_WORDS, 5 ACKNOWLEDGED_WORK, 6-7 the restated ask, 8-15 the result's bigram
  * count, 16-23 the re-ask distance, 24 LASTED_LONG, 25 WAITED, 26 RETURNED,
- * 27 LISTED_ITEM, 28 NAMES_SUBJECT, 29 ECHOED, 30 free, 31 RESUBMITTED.
+ * 27 LISTED_ITEM, 28 NAMES_SUBJECT, 29 ECHOED, 30 ECHOES_ARGS, 31 RESUBMITTED:
+ * none free.
  * F_TOOL_FLAGS bits: 0-1 the outcome code, 2 BLOCKED, 3 INFORMATIVE,
  * 4 NAMES_ID, 5 SPACED, 6 ANSWERED_BEFORE, 7 ASKED_AGAIN, 8-31 the tool id:
  * none free.
