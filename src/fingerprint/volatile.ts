@@ -312,7 +312,8 @@ export function maskErrorMessage(message: string): string {
   return replaceFound(m, DURATION, '<duration>');
 }
 
-const isTokenChar = (c: number): boolean => isAlnum(c) || c === 95 || c === 45;
+/** A character of a minted token (TOKEN's class `[A-Za-z0-9_-]`). */
+const isMintedTokenChar = (c: number): boolean => isAlnum(c) || c === 95 || c === 45;
 
 /**
  * Does `s` hold a TOKEN that maskMinted masks: a run of 16 or more of `[A-Za-z0-9_-]` with 4 letters and 2 digits?
@@ -325,7 +326,7 @@ function holdsMintedToken(s: string): boolean {
   let digits = 0;
   for (let i = 0; i <= s.length; i++) {
     const c = i < s.length ? s.charCodeAt(i) : 0;
-    if (isTokenChar(c)) {
+    if (isMintedTokenChar(c)) {
       run++;
       if (isDigit(c)) digits++;
       else if (c !== 95 && c !== 45) letters++;

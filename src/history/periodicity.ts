@@ -65,9 +65,10 @@ export function updatePeriodicity(b: Uint32Array, latest: number, window: number
     // Step one slot back through the ring instead of a modulo per period.
     other = other === 0 ? (window - 1) * SLOT : other - SLOT;
     const flags = b[other + F_TOOL_FLAGS]!;
-    const sameCall = flags >>> 8 === tool && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
+    const sameTool = flags >>> 8 === tool;
+    const sameCall = sameTool && b[other + F_ARGS_HI] === argsHi && b[other + F_ARGS_LO] === argsLo;
     if (sameCall) sameCalls++;
-    const sameToolAnswer = flags >>> 8 === tool && resultsAlike(b, latest, other);
+    const sameToolAnswer = sameTool && resultsAlike(b, latest, other);
     answeredBefore ||= sameToolAnswer;
     const sameAnswer = sameToolAnswer && (flags & TOOL_AND_OUTCOME) === toolOutcome;
     const normEqual = b[other + F_NORM_HI] === b[latest + F_NORM_HI] && b[other + F_NORM_LO] === b[latest + F_NORM_LO];
