@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, hashText, textSketch } from '../../../src/fingerprint/index.js';
+import { canonicalize, hashText, pageStateHash, textSketch } from '../../../src/fingerprint/index.js';
 import { DRIFT_SIMILARITY, NEAR_SIMILARITY, sketchSimilarity } from '../../../src/fingerprint/sketch.js';
 import { RunHistory } from '../../../src/history.js';
 import { ordersTable } from './drifting-table.js';
@@ -39,5 +39,49 @@ describe('answer numbers', () => {
   it('keeps an unchanged table whose header says another time one answer, however many polls', () => {
     const h = polled([9, 11, 14, 17, 21, 24, 28, 31].map((seconds) => ordersTable(0, seconds)));
     for (let back = 1; back < 8; back++) expect(h.sameResult(0, back)).toBe(true);
+  });
+});
+
+/** A history holding one browsing tool's calls, each `[args, observation]`, hashed, sketched and page-stated as the processor would. */
+function browsed(calls: Array<[string, string]>): RunHistory {
+  const h = new RunHistory(32);
+  for (const [target, text] of calls) {
+    const args = hashText(canonicalize({ target }));
+    const canonical = canonicalize(text);
+    const seen = { resultHash: hashText(canonical), resultSketch: textSketch(canonical), pageState: pageStateHash(text) };
+    h.push(1, { tool: 'click', argsHash: args, normArgsHash: args, ...seen, outcome: 'ok', blocked: false, startMs: 0, endMs: 0 });
+  }
+  return h;
+}
+
+const FORUMS = '[Forums](https://forum.example.org/) The viewport shows 21% of the webpage, and is positioned at the top of the page.';
+/** Two transcriptions of one unchanged screenshot, as a vision model words them on two visits: far apart as texts. */
+const READINGS = [
+  'OCR: Sure, here is the transcribed text from the page: --- **Top Section:** **Example Language Forums** Dictionary search: **Rules/Help/FAQ** **Members** **Log in** **Register** --- **Main Content:** **Vocabulary** Threads - 801.5K Messages - 4.1M It takes one to know one. - 6 minutes ago',
+  'OCR: Example.org Language Forums Forums Dictionary search: [ input field ] [ search icon ] Rules/Help/FAQ ▼ Members ▼ 🌐 Interface Language [ magnifying glass icon ] Search Log in Register Vocabulary Threads 801.5K Messages 4.1M [ avatar icon ] It takes one to know one. 8 minutes ago · Jmbu Grammar Threads 106.2K',
+];
+
+describe('answer numbers of page views', () => {
+  it('reads two transcriptions of one screenshot as different texts', () => {
+    expect(similarity(READINGS[0]!, READINGS[1]!)).toBeLessThan(NEAR_SIMILARITY);
+  });
+
+  it('gives the same click shown the same page view one answer, however the page text reads', () => {
+    const h = browsed([
+      ['Vocabulary', `${FORUMS} | ${READINGS[0]}`],
+      ['Vocabulary', `${FORUMS} | ${READINGS[1]}`],
+    ]);
+    expect(h.sameResult(0, 1)).toBe(true);
+  });
+
+  it('keeps the view at another place on the page, or reached by another click, another answer', () => {
+    const lower = FORUMS.replace('positioned at the top of the page', 'positioned 30% down from the top of the page');
+    const h = browsed([
+      ['Vocabulary', `${FORUMS} | ${READINGS[0]}`],
+      ['Vocabulary', `${lower} | ${READINGS[1]}`],
+      ['Grammar', `${FORUMS} | ${READINGS[1]}`],
+    ]);
+    expect(h.sameResult(1, 2)).toBe(false);
+    expect(h.sameResult(0, 2)).toBe(false);
   });
 });
