@@ -114,6 +114,27 @@ const EXPECTED: Record<string, { format: string; steps: () => Record<string, num
         ]),
       ),
   },
+  'openai-chat.json': {
+    format: 'openai',
+    // Every tool call a tool message answers (by tool_call_id).
+    steps: () => {
+      const messages = (json('openai-chat.json') as { messages: (Msg & { tool_call_id?: string })[] }).messages;
+      const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
+      return { 'openai-chat': messages.flatMap((m) => (m.tool_calls ?? []) as { id: string }[]).filter((c) => answered.has(c.id)).length };
+    },
+  },
+  'openai-responses.jsonl': {
+    format: 'openai',
+    // Every function_call item a function_call_output answers (by call_id); the Response's id names the run.
+    steps: () =>
+      Object.fromEntries(
+        lines('openai-responses.jsonl').map((l) => {
+          const response = l.response as { id: string; output: { type: string; call_id?: string }[] };
+          const answered = new Set(response.output.filter((o) => o.type === 'function_call_output').map((o) => o.call_id));
+          return [response.id, response.output.filter((o) => o.type === 'function_call' && answered.has(o.call_id)).length];
+        }),
+      ),
+  },
   'otlp.jsonl': { format: 'otlp-json', steps: () => traceRuns() },
   'jaeger.json': { format: 'jaeger-json', steps: () => traceRuns() },
 };
@@ -238,6 +259,8 @@ describe('a malformed file exits 2 naming the file, the line or JSON path, and t
     'swe-agent-action-not-string.traj': { field: 'trajectory[1].action' },
     'mini-swe-agent-no-role.traj.json': { field: 'messages[1].role' },
     'tau-bench-no-tool-name.json': { field: '[0].traj[1].tool_calls[0].function.name' },
+    'openai-chat-no-function-name.json': { field: 'messages[1].tool_calls[0].function.name' },
+    'openai-responses-call-not-object.jsonl': { line: 2, field: 'response.output[1]' },
     'unknown-format.json': { field: '(document)' },
   };
 

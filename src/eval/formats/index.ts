@@ -2,6 +2,7 @@ import { benchmarkReader } from './benchmark.js';
 import { FormatError, isObject, parseInput } from './input.js';
 import { jaegerJsonReader } from './jaeger-json.js';
 import { miniSweAgentReader } from './mini-swe-agent.js';
+import { openAiReader } from './openai.js';
 import { openHandsReader } from './openhands.js';
 import { otlpJsonReader } from './otlp-json.js';
 import { sweAgentReader } from './swe-agent.js';
@@ -16,7 +17,9 @@ export type { ReadOptions, Run } from './types.js';
  * first JSON value. The order matters only where shapes overlap: tau-bench
  * lists before bare message lists, OpenHands (a `history` or `trajectory` of
  * events, each an action or an observation) before SWE-agent (a `trajectory`
- * of steps with both, or a `history` of role messages).
+ * of steps with both, or a `history` of role messages), and OpenAI chat
+ * transcripts with tool calls before mini-SWE-agent's message lists (the
+ * OpenAI reader leaves mini-SWE-agent's own trajectories to it).
  */
 export const FORMATS: readonly FormatReader[] = [
   benchmarkReader,
@@ -25,6 +28,7 @@ export const FORMATS: readonly FormatReader[] = [
   tauBenchReader,
   openHandsReader,
   sweAgentReader,
+  openAiReader,
   miniSweAgentReader,
 ];
 

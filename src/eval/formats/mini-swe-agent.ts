@@ -28,6 +28,19 @@ function commandsOf(message: Record<string, unknown>): string[] {
 }
 
 /**
+ * Is this message list a mini-SWE-agent trajectory rather than any other chat
+ * transcript? The file names its format or the agent's version, or its
+ * observations are the agent's `<returncode>` blocks.
+ */
+export function isMiniSweAgentTrajectory(doc: unknown, messages: unknown[]): boolean {
+  if (isObject(doc)) {
+    if (typeof doc.trajectory_format === 'string' && doc.trajectory_format.startsWith('mini-swe-agent')) return true;
+    if (isObject(doc.info) && 'mini_version' in doc.info) return true;
+  }
+  return messages.some((m) => isObject(m) && m.role !== 'assistant' && RETURN_CODE.test(textOf(m.content)));
+}
+
+/**
  * The observation of a command: `<returncode>` and `<output>` (text configs),
  * `{"returncode","output"}` (tool-calling configs), or, for the submitting
  * command, the bare submission the agent ends with (no exit code).

@@ -62,6 +62,57 @@ describe('readRuns: one registry, formats told apart by content', () => {
     expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.args, s.status])).toEqual([[{ command: 'python t.py' }, 'error']]);
   });
 
+  it('reads an OpenAI chat transcript: each answered tool call a step, matched by tool_call_id, parallel calls in order', () => {
+    const body = {
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'user', content: 'Find the failing test' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'grep_repo', arguments: '{"pattern":"test_parse"}' } },
+            { id: 'c2', type: 'function', function: { name: 'shell', arguments: '{"command":"pytest -x"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c2', content: '{"exit_code": 1, "output": "1 failed"}' },
+        { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: '[]' }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'shell', arguments: '{"command":"ls"}' } }] },
+      ],
+    };
+    const r = readRuns('chat', JSON.stringify(body));
+    expect(r.format).toBe('openai');
+    // The last call was never answered: the run stopped before it did anything.
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.status])).toEqual([
+      ['grep_repo', { pattern: 'test_parse' }, 'empty'],
+      ['shell', { command: 'pytest -x' }, 'error'],
+    ]);
+  });
+
+  it('reads OpenAI Responses items: bare (to_input_list), or a Response whose id names the run', () => {
+    const items = [
+      { type: 'message', role: 'user', content: 'What is the weather in Paris?' },
+      { type: 'function_call', call_id: 'f1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'f1', output: 'Sunny, 22C' },
+    ];
+    const bare = readRuns('items', JSON.stringify(items));
+    expect(bare.format).toBe('openai');
+    expect((bare.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.result, s.status])).toEqual([['get_weather', { city: 'Paris' }, 'Sunny, 22C', 'ok']]);
+    const response = { id: 'resp_1', object: 'response', output: items.slice(1) };
+    const r = readRuns('r', JSON.stringify({ response, reward: 0 }));
+    expect(r.runs.map((run) => [run.id, run.steps.length])).toEqual([['resp_1', 1]]);
+  });
+
+  it('leaves a mini-SWE-agent tool-calling list to its reader, known by its <returncode> observations', () => {
+    const mini = [
+      { role: 'assistant', content: '', tool_calls: [{ id: 'a', function: { name: 'bash', arguments: '{"command":"ls"}' } }] },
+      { role: 'tool', tool_call_id: 'a', content: '<returncode>0</returncode>\n<output>\na.py\n</output>' },
+    ];
+    const r = readRuns('m', JSON.stringify(mini));
+    expect(r.format).toBe('mini-swe-agent');
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
+  });
+
   it('keeps the benchmark corpus error messages exactly as they were', () => {
     expect(() => readRuns('c.jsonl', '{"id":"a","label":"normal","steps":[]}\n{"id":"a","label":"normal","steps":[]}\n')).toThrow(
       new CorpusError(2, 'id', 'must be unique within the file ("a" repeats)'),
