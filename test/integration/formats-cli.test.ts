@@ -135,6 +135,31 @@ const EXPECTED: Record<string, { format: string; steps: () => Record<string, num
         }),
       ),
   },
+  'anthropic-messages.json': {
+    format: 'anthropic',
+    // Every tool_use block a tool_result block answers (by tool_use_id).
+    steps: () => {
+      type Block = { type: string; id?: string; tool_use_id?: string };
+      const blocks = (json('anthropic-messages.json') as { messages: { content: Block[] | string }[] }).messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+      const answered = new Set(blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id));
+      return { 'anthropic-messages': blocks.filter((b) => b.type === 'tool_use' && answered.has(b.id)).length };
+    },
+  },
+  'claude-code-session.jsonl': {
+    format: 'anthropic',
+    // One run a session; its steps are the main agent's tool_use blocks that a tool_result answers.
+    steps: () => {
+      type Block = { type: string; id?: string; tool_use_id?: string };
+      const records = lines('claude-code-session.jsonl').filter((l) => typeof l.message === 'object' && l.isSidechain !== true);
+      const runs: Record<string, number> = {};
+      for (const session of new Set(records.map((l) => l.sessionId as string))) {
+        const blocks = records.filter((l) => l.sessionId === session).flatMap((l) => ((l.message as { content: unknown }).content instanceof Array ? (l.message as { content: Block[] }).content : []));
+        const answered = new Set(blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id));
+        runs[session] = blocks.filter((b) => b.type === 'tool_use' && answered.has(b.id)).length;
+      }
+      return runs;
+    },
+  },
   'otlp.jsonl': { format: 'otlp-json', steps: () => traceRuns() },
   'jaeger.json': { format: 'jaeger-json', steps: () => traceRuns() },
 };
@@ -261,6 +286,8 @@ describe('a malformed file exits 2 naming the file, the line or JSON path, and t
     'tau-bench-no-tool-name.json': { field: '[0].traj[1].tool_calls[0].function.name' },
     'openai-chat-no-function-name.json': { field: 'messages[1].tool_calls[0].function.name' },
     'openai-responses-call-not-object.jsonl': { line: 2, field: 'response.output[1]' },
+    'anthropic-no-tool-name.json': { field: 'messages[1].content[0].name' },
+    'claude-code-no-session-id.jsonl': { line: 3, field: 'sessionId' },
     'unknown-format.json': { field: '(document)' },
   };
 

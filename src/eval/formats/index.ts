@@ -1,3 +1,4 @@
+import { anthropicReader } from './anthropic.js';
 import { benchmarkReader } from './benchmark.js';
 import { FormatError, isObject, parseInput } from './input.js';
 import { jaegerJsonReader } from './jaeger-json.js';
@@ -17,9 +18,9 @@ export type { ReadOptions, Run } from './types.js';
  * first JSON value. The order matters only where shapes overlap: tau-bench
  * lists before bare message lists, OpenHands (a `history` or `trajectory` of
  * events, each an action or an observation) before SWE-agent (a `trajectory`
- * of steps with both, or a `history` of role messages), and OpenAI chat
- * transcripts with tool calls before mini-SWE-agent's message lists (the
- * OpenAI reader leaves mini-SWE-agent's own trajectories to it).
+ * of steps with both, or a `history` of role messages), and OpenAI and
+ * Anthropic transcripts with tool calls before mini-SWE-agent's message
+ * lists (the OpenAI reader leaves mini-SWE-agent's own trajectories to it).
  */
 export const FORMATS: readonly FormatReader[] = [
   benchmarkReader,
@@ -29,6 +30,7 @@ export const FORMATS: readonly FormatReader[] = [
   openHandsReader,
   sweAgentReader,
   openAiReader,
+  anthropicReader,
   miniSweAgentReader,
 ];
 

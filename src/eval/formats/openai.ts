@@ -1,8 +1,8 @@
-import { observed } from './agent-status.js';
 import { at, FormatError, isArray, isObject, lineOf, need, type Input, type InputValue } from './input.js';
 import { isMiniSweAgentTrajectory } from './mini-swe-agent.js';
-import { parseArguments, textOf } from './text.js';
-import { step, unlabelled, type FormatReader, type Run, type TrajectoryStep } from './types.js';
+import { textOf } from './text.js';
+import { stepsOf, type Shape } from './transcript.js';
+import { unlabelled, type FormatReader, type Run } from './types.js';
 
 /** The items of a Responses API run: a bare item list, a Response's `output`, or the Response a record holds under `response`. */
 function responseItems(doc: unknown): unknown[] | undefined {
@@ -31,40 +31,9 @@ function isChat(first: unknown): boolean {
   return messages !== undefined && messages.some(callsTools) && !isMiniSweAgentTrajectory(first, messages);
 }
 
-/**
- * A tool's output as an observation. Outputs that are a JSON object with an
- * exit code (`exit_code`, `returncode`, `exitCode`: what shell tools return)
- * give it, so a failed command reads as failed; `is_error: true` (MCP's
- * flag) marks a failure whatever the text says.
- */
-function observation(tool: string, args: unknown, output: string): TrajectoryStep {
-  const parsed = output.trimStart().startsWith('{') ? parseArguments(output) : undefined;
-  const fields = isObject(parsed) ? parsed : {};
-  const exitCode = [fields.exit_code, fields.returncode, fields.exitCode].find((c): c is number => typeof c === 'number');
-  const command = isObject(args) && typeof args.command === 'string' ? args.command : undefined;
-  return step(tool, args, observed({ tool, command, output, exitCode, failed: fields.is_error === true }));
-}
-
-/** One tool call of a transcript, and the id its answer carries. */
-interface Call {
-  name: string;
-  args: unknown;
-  id: unknown;
-}
-
-/** How one transcript shape holds its calls and their answers. */
-interface Shape {
-  /** What every entry of the list must be. */
-  entry: string;
-  /** The answer an entry holds: the id of the call it answers, and its text. */
-  answer(entry: Record<string, unknown>): [string, string] | undefined;
-  /** The calls an entry makes, in order; throws FormatError naming the field that is wrong. */
-  calls(entry: Record<string, unknown>, where: string | undefined, path: string): Call[];
-}
-
 const CHAT: Shape = {
   entry: 'must be a message object with "role"',
-  answer: (m) => (m.role === 'tool' && typeof m.tool_call_id === 'string' ? [m.tool_call_id, textOf(m.content)] : undefined),
+  answers: (m) => (m.role === 'tool' && typeof m.tool_call_id === 'string' ? [{ id: m.tool_call_id, text: textOf(m.content), failed: false }] : []),
   calls(m, where, path) {
     if (!callsTools(m)) return [];
     return (m.tool_calls as unknown[]).map((call, k) => {
@@ -79,32 +48,14 @@ const CHAT: Shape = {
 
 const RESPONSES: Shape = {
   entry: 'must be an item object with "type"',
-  answer: (item) => (item.type === 'function_call_output' && typeof item.call_id === 'string' ? [item.call_id, textOf(item.output)] : undefined),
+  answers: (item) =>
+    item.type === 'function_call_output' && typeof item.call_id === 'string' ? [{ id: item.call_id, text: textOf(item.output), failed: false }] : [],
   calls(item, where, path) {
     if (item.type !== 'function_call') return [];
     if (typeof item.name !== 'string') throw new FormatError(where, at(path, 'name'), 'must be a string');
     return [{ name: item.name, args: item.arguments, id: item.call_id }];
   },
 };
-
-/** The steps of one transcript: every call, in order, that an entry of the list answers. */
-function stepsOf(where: string | undefined, path: string, entries: unknown[], shape: Shape): TrajectoryStep[] {
-  const answers = new Map<string, string>();
-  entries.forEach((entry, i) => {
-    if (!isObject(entry)) throw new FormatError(where, at(path, i), shape.entry);
-    const answer = shape.answer(entry);
-    if (answer !== undefined) answers.set(answer[0], answer[1]);
-  });
-  const steps: TrajectoryStep[] = [];
-  entries.forEach((entry, i) => {
-    for (const call of shape.calls(entry as Record<string, unknown>, where, at(path, i))) {
-      const output = typeof call.id === 'string' ? answers.get(call.id) : undefined;
-      // A call the transcript never answers (the run stopped first) did nothing the run saw.
-      if (output !== undefined) steps.push(observation(call.name, parseArguments(call.args), output));
-    }
-  });
-  return steps;
-}
 
 function readRun(input: Input, v: InputValue, n: number, responses: boolean): Run {
   const where = lineOf(v);

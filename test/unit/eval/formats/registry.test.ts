@@ -113,6 +113,41 @@ describe('readRuns: one registry, formats told apart by content', () => {
     expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.args, s.result])).toEqual([[{ command: 'ls' }, 'a.py\n']]);
   });
 
+  it('reads an Anthropic Messages transcript: tool_use blocks answered by tool_result blocks, is_error a failure', () => {
+    const body = {
+      model: 'claude-haiku-4-5',
+      messages: [
+        { role: 'user', content: 'Refund order 123' },
+        { role: 'assistant', content: [{ type: 'text', text: 'Looking it up' }, { type: 'tool_use', id: 't1', name: 'get_order', input: { id: '123' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'order 123 not found' }], is_error: true }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'get_order', input: { id: '123' } }] },
+      ],
+    };
+    const r = readRuns('a', JSON.stringify(body));
+    expect(r.format).toBe('anthropic');
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.args, s.status, s.error])).toEqual([['get_order', { id: '123' }, 'error', 'order 123 not found']]);
+  });
+
+  it('reads a Claude Code session file: one run a session, times from the records, sub-agents left out', () => {
+    const line = (fields: Record<string, unknown>) => JSON.stringify({ sessionId: 's-1', uuid: 'u', ...fields });
+    const file = [
+      JSON.stringify({ type: 'summary', summary: 'Earlier work', leafUuid: 'l-0' }),
+      line({ type: 'assistant', timestamp: '2025-10-01T10:00:00.000Z', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'npm test' } }] } }),
+      line({ type: 'assistant', isSidechain: true, timestamp: '2025-10-01T10:00:01.000Z', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Read', input: { file_path: 'x' } }] } }),
+      line({ type: 'user', isSidechain: true, timestamp: '2025-10-01T10:00:01.500Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'x' }] } }),
+      line({ type: 'user', timestamp: '2025-10-01T10:00:04.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: '12 passing' }] } }),
+      line({ type: 'assistant', timestamp: '2025-10-01T10:00:09.000Z', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'Bash', input: { command: 'npm test' } }] } }),
+      line({ type: 'user', timestamp: '2025-10-01T10:00:12.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c', content: '12 passing' }] } }),
+    ].join('\n');
+    const r = readRuns('session.jsonl', file);
+    expect(r.format).toBe('anthropic');
+    expect(r.runs.map((run) => run.id)).toEqual(['s-1']);
+    expect((r.runs[0]!.steps as ToolStep[]).map((s) => [s.tool, s.result, s.t, s.durationMs])).toEqual([
+      ['Bash', '12 passing', 0, 4000],
+      ['Bash', '12 passing', 9000, 3000],
+    ]);
+  });
+
   it('keeps the benchmark corpus error messages exactly as they were', () => {
     expect(() => readRuns('c.jsonl', '{"id":"a","label":"normal","steps":[]}\n{"id":"a","label":"normal","steps":[]}\n')).toThrow(
       new CorpusError(2, 'id', 'must be unique within the file ("a" repeats)'),
