@@ -1,6 +1,6 @@
 import { at, FormatError, isArray, isObject, lineOf, need, type Input } from './input.js';
 import { textOf } from './text.js';
-import { stepsOf, type Shape } from './transcript.js';
+import { messageList, stepsOf, type Shape } from './transcript.js';
 import { unlabelled, type FormatReader, type Run } from './types.js';
 
 /** A message's content blocks (none when the content is plain text). */
@@ -9,12 +9,6 @@ function blocksOf(m: Record<string, unknown>): Record<string, unknown>[] {
 }
 
 const usesTools = (m: unknown): boolean => isObject(m) && m.role === 'assistant' && blocksOf(m).some((b) => b.type === 'tool_use');
-
-/** The messages of an Anthropic Messages transcript: a bare message list, or a request body's `messages`. */
-function messagesOf(doc: unknown): unknown[] | undefined {
-  if (Array.isArray(doc)) return doc;
-  return isObject(doc) && Array.isArray(doc.messages) ? doc.messages : undefined;
-}
 
 /**
  * A line of a Claude Code session file: a record of some `type` naming its
@@ -51,7 +45,7 @@ function readMessages(input: Input): Run[] {
   return input.values.map((v, n) => {
     const where = lineOf(v);
     const path = Array.isArray(v.value) ? '' : 'messages';
-    const messages = need(where, path, messagesOf(v.value), isArray, 'must be an array of messages');
+    const messages = need(where, path, messageList(v.value), isArray, 'must be an array of messages');
     const id = input.values.length > 1 ? `${input.name}-${n + 1}` : input.name;
     return unlabelled(id, 'Anthropic Messages transcript', stepsOf(where, path, messages, MESSAGES));
   });
@@ -93,6 +87,6 @@ export const anthropicReader: FormatReader = {
   name: 'anthropic',
   looksLike:
     'Anthropic transcript (Messages API {"messages":[...]} with "tool_use" / "tool_result" blocks, or a Claude Code session .jsonl: records with "type" and "sessionId")',
-  detect: (first) => isSessionLine(first) || messagesOf(first)?.some(usesTools) === true,
+  detect: (first) => isSessionLine(first) || messageList(first)?.some(usesTools) === true,
   read: (input) => (isSessionLine(input.values[0]?.value) ? readSessions(input) : readMessages(input)),
 };

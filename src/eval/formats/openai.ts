@@ -1,7 +1,7 @@
 import { at, FormatError, isArray, isObject, lineOf, need, type Input, type InputValue } from './input.js';
 import { isMiniSweAgentTrajectory } from './mini-swe-agent.js';
 import { textOf } from './text.js';
-import { stepsOf, type Shape } from './transcript.js';
+import { messageList, stepsOf, type Shape } from './transcript.js';
 import { unlabelled, type FormatReader, type Run } from './types.js';
 
 /** The items of a Responses API run: a bare item list, a Response's `output`, or the Response a record holds under `response`. */
@@ -14,12 +14,6 @@ function responseItems(doc: unknown): unknown[] | undefined {
 
 const isCallItem = (x: unknown): boolean => isObject(x) && (x.type === 'function_call' || x.type === 'function_call_output');
 
-/** The messages of a Chat Completions transcript: a bare message list, or a request body's `messages`. */
-function chatMessages(doc: unknown): unknown[] | undefined {
-  if (Array.isArray(doc)) return doc;
-  return isObject(doc) && Array.isArray(doc.messages) ? doc.messages : undefined;
-}
-
 const callsTools = (m: unknown): boolean => isObject(m) && m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0;
 
 function isResponses(first: unknown): boolean {
@@ -27,7 +21,7 @@ function isResponses(first: unknown): boolean {
 }
 
 function isChat(first: unknown): boolean {
-  const messages = chatMessages(first);
+  const messages = messageList(first);
   return messages !== undefined && messages.some(callsTools) && !isMiniSweAgentTrajectory(first, messages);
 }
 
@@ -63,7 +57,7 @@ function readRun(input: Input, v: InputValue, n: number, responses: boolean): Ru
   const fallback = input.values.length > 1 ? `${input.name}-${n + 1}` : input.name;
   if (!responses) {
     const path = Array.isArray(doc) ? '' : 'messages';
-    const messages = need(where, path, chatMessages(doc), isArray, 'must be an array of messages');
+    const messages = need(where, path, messageList(doc), isArray, 'must be an array of messages');
     return unlabelled(fallback, 'OpenAI chat transcript', stepsOf(where, path, messages, CHAT));
   }
   const wrapped = isObject(doc) && isObject(doc.response);

@@ -31,6 +31,12 @@ export interface Shape {
   calls(entry: Record<string, unknown>, where: string | undefined, path: string): Call[];
 }
 
+/** The messages of a model transcript: a bare message list, or a request body's `messages`. */
+export function messageList(doc: unknown): unknown[] | undefined {
+  if (Array.isArray(doc)) return doc;
+  return isObject(doc) && Array.isArray(doc.messages) ? doc.messages : undefined;
+}
+
 /**
  * A tool's output as an observation. Outputs that are a JSON object with an
  * exit code (`exit_code`, `returncode`, `exitCode`: what shell tools return)
