@@ -29,7 +29,9 @@ Commands:
       scanned, 2 on unreadable input.
       Both read, by content: the benchmark JSONL, OTLP/JSON (Collector file
       exporter), Jaeger JSON, OpenHands events/output.jsonl, SWE-agent .traj,
-      mini-SWE-agent .traj.json and tau-bench results.
+      mini-SWE-agent .traj.json, tau-bench results, OpenAI transcripts (Chat
+      Completions tool calls, Responses API items) and Anthropic transcripts
+      (Messages API tool_use / tool_result, Claude Code session files).
   collector [--config FILE]
       Run the OTLP/HTTP collector service: detection for agents in any language.
   version

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { FORMATS } from '../../src/eval/formats/index.js';
 import type { CommandIO } from '../../src/cli/io.js';
 
 const run = promisify(execFile);
@@ -330,6 +331,24 @@ describe('a malformed file exits 2 naming the file, the line or JSON path, and t
     const io = capture();
     expect(await main(['scan', '--json'], io)).toBe(2);
     expect(io.stderr.join('\n')).toMatch(/scan needs at least one FILE/);
+  });
+
+  it('the usage names every format the readers recognise', async () => {
+    const named: Record<string, RegExp> = {
+      benchmark: /benchmark JSONL/,
+      'otlp-json': /OTLP\/JSON/,
+      'jaeger-json': /Jaeger JSON/,
+      'tau-bench': /tau-bench/,
+      openhands: /OpenHands/,
+      'swe-agent': /SWE-agent \.traj/,
+      openai: /OpenAI transcripts/,
+      anthropic: /Anthropic transcripts/,
+      'mini-swe-agent': /mini-SWE-agent/,
+    };
+    const io = capture();
+    expect(await main(['scan', '--no-such-option'], io)).toBe(2);
+    const usage = io.stderr.join('\n').replace(/\s+/g, ' ');
+    for (const format of FORMATS) expect(usage, format.name).toMatch(named[format.name] ?? /(?!)/);
   });
 
   it('scan takes the same --preset as eval, and rejects an unknown one', async () => {
