@@ -169,9 +169,10 @@ export class LoopEngine {
   /** Checks a call before it runs: is the run stopped, or does the call continue a pattern armed for blocking? */
   precheck(runKey: string, tool: string, argsHash: string, normArgsHash: string): PreVerdict | undefined {
     const run = this.runs.get(runKey);
-    if (!run) return undefined;
+    if (!run || (run.stopped === undefined && (run.armed.length === 0 || this.isIgnored(tool)))) return undefined;
+    // A run idle past the TTL is forgotten at its next call, as the sweep would have done (see touch).
+    if (this.idle(run, this.now())) return undefined;
     if (run.stopped) return { action: 'break', level: 'break', evidence: run.stopped.evidence, armed: undefined, stop: run.stopped };
-    if (run.armed.length === 0 || this.isIgnored(tool)) return undefined;
     const toolId = this.tools.id(tool);
     let best: Armed | undefined;
     for (const a of run.armed) {
@@ -436,12 +437,18 @@ export class LoopEngine {
 
   /** Evicts runs idle past the TTL. Also runs by itself every few hundred calls. */
   sweep(): void {
-    const cutoff = this.now() - this.options.runTtlMs;
+    const now = this.now();
+    const cutoff = now - this.options.runTtlMs;
     for (const [key, run] of this.runs) {
       // Map order is by last move, and a run's activity is never older than its move: past the cutoff, all are live.
       if (run.movedMs > cutoff) break;
-      if (run.touchedMs <= cutoff) this.evict(key);
+      if (this.idle(run, now)) this.evict(key);
     }
+  }
+
+  /** Has the run been idle for the TTL or longer? */
+  private idle(run: RunState, now: number): boolean {
+    return run.touchedMs <= now - this.options.runTtlMs;
   }
 
   private evict(key: string): void {
@@ -453,6 +460,13 @@ export class LoopEngine {
   private touch(runKey: string): RunState {
     const now = this.now();
     let run = this.runs.get(runKey);
+    // A run idle past the TTL starts afresh whether or not a sweep came first: the sweep runs only every few hundred
+    // calls in process, so without this a lone agent's pause of hours would keep its old window, and a collector's
+    // (swept each second) would not.
+    if (run && this.idle(run, now)) {
+      this.evict(runKey);
+      run = undefined;
+    }
     if (run) {
       // Moving a run to the recent end costs a delete and an insert: once a second is recent enough for LRU and TTL.
       if (now - run.movedMs >= TOUCH_GRANULARITY_MS) {

@@ -68,7 +68,7 @@ export interface DetectionOptions {
   warningCooldown?: number;
   /** Runs tracked at once; the least recently active is evicted beyond it. default 10000 */
   maxRuns?: number;
-  /** A run idle this long (ms) is forgotten. default 1800000 (30 min) */
+  /** A run idle this long (ms) is forgotten: its next call starts it afresh. default 1800000 (30 min) */
   runTtlMs?: number;
   /** Per-tool exceptions, by tool name. default {} */
   tools?: Record<string, ToolOptions>;

@@ -128,7 +128,10 @@ function readRun(spans: ReadableSpan[]): Replayed {
  */
 export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps' | 'outputBudget'>[], detection: DetectionOptions): Promise<Replayed[]> {
   const exporter = new InMemorySpanExporter();
-  const processor = new LoopGuardSpanProcessor(detection);
+  // The processor's clock reads the recorded time of the step being replayed, so a pause of hours between two calls
+  // ages the run as it did live (runTtlMs forgets a run idle that long); wall time until a step records one.
+  let recordedNow: number | undefined;
+  const processor = new LoopGuardSpanProcessor({ ...detection, now: () => recordedNow ?? Date.now() });
   const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
@@ -138,10 +141,12 @@ export async function replayRuns(trajectories: Pick<Trajectory, 'id' | 'steps' |
   try {
     for (const t of trajectories) {
       exporter.reset();
+      recordedNow = undefined;
       // Recorded timings replay as span times, so spacing between calls is seen as it was.
       const origin = Date.now();
       await guard.run(`eval ${t.id}`, async () => {
         for (const step of t.steps) {
+          if (step.t !== undefined) recordedNow = origin + step.t;
           if (step.kind === 'model') {
             if (replayModelTurn(tracer, step, origin)) return;
             continue;

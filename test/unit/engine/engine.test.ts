@@ -164,6 +164,25 @@ describe('bounded memory', () => {
     expect(engine.verdict('new')).toBeDefined();
   });
 
+  it('starts a run idle past the TTL afresh at its next call, with no sweep in between', () => {
+    let now = 0;
+    const engine = new LoopEngine(resolveDetectionOptions({ runTtlMs: 60_000 }), () => now);
+    const poll = () => engine.record('r', entry('status', 'job-1', 'stuck'));
+    poll();
+    poll();
+    // The third identical answer is a warning while the run is remembered...
+    expect(poll().level).toBe('warning');
+    now = 59_999;
+    expect(poll().level).toBe('warning');
+    expect(engine.precheck('r', 'status', hashText('job-1'), hashText('job-1'))?.action).toBe('block');
+    // ...and after a minute idle the run is forgotten: the pattern starts over, and nothing is armed against the call.
+    now += 60_000;
+    expect(engine.precheck('r', 'status', hashText('job-1'), hashText('job-1'))).toBeUndefined();
+    expect(poll().level).toBeUndefined();
+    expect(engine.verdict('r')?.toolCalls).toBe(1);
+    expect(engine.evictions).toBe(1);
+  });
+
   it('keeps the window, not the run: a long run costs what a short one does', () => {
     const engine = new LoopEngine(resolveDetectionOptions({ window: 8 }));
     for (let i = 0; i < 1000; i++) engine.record('r', entry('t', `${i}`, `${i}`));
