@@ -50,9 +50,10 @@ const majority = { tp: 0, fn: 0, fp: 0, tn: 0, overturned: 0, undecided: 0 };
 const overturn = { tp: 'fp', fn: 'tn', fp: 'tp', tn: 'fn' };
 for (const c of cases) {
   if (third) {
-    const others = [second.get(c.id), third.get(c.id)];
-    if (second.get(c.id) !== undefined && second.get(c.id) !== c.label && third.get(c.id) === undefined) majority.undecided++;
-    const overturned = others.every((l) => l !== undefined && l !== c.label);
+    const secondSays = second.get(c.id);
+    const thirdSays = third.get(c.id);
+    if (secondSays !== undefined && secondSays !== c.label && thirdSays === undefined) majority.undecided++;
+    const overturned = secondSays !== undefined && thirdSays !== undefined && secondSays !== c.label && thirdSays !== c.label;
     if (overturned) majority.overturned++;
     majority[overturned ? overturn[c.verdict] : c.verdict]++;
   }
